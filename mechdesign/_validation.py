@@ -1,0 +1,115 @@
+"""Input checks shared by every layer. Each raises a typed error naming the offending value."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidMechanismError, InvalidParameterError
+
+ROW_SUM_TOL = 1e-9
+"""Rows must sum to 1 within this absolute tolerance; they are never renormalised."""
+
+
+def _describe(x: Any) -> str:
+    return repr(x) if not isinstance(x, float) else f"{x!r}"
+
+
+def check_real(value: Any, name: str) -> float:
+    """Return ``value`` as a float; refuse bools, non-numbers and NaN."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidParameterError(f"{name} must be a real number, got {_describe(value)}")
+    value = float(value)
+    if math.isnan(value):
+        raise InvalidParameterError(f"{name} must not be NaN, got {value!r}")
+    return value
+
+
+def check_epsilon(epsilon: Any, name: str = "epsilon", *, allow_inf: bool = False) -> float:
+    """A privacy parameter: finite (or inf if allowed) and >= 0."""
+    eps = check_real(epsilon, name)
+    if eps < 0:
+        raise InvalidParameterError(f"{name} must be >= 0, got {eps!r}")
+    if math.isinf(eps) and not allow_inf:
+        raise InvalidParameterError(f"{name} must be finite, got {eps!r}")
+    return eps
+
+
+def check_probability(value: Any, name: str) -> float:
+    """A number in [0, 1]."""
+    v = check_real(value, name)
+    if not 0.0 <= v <= 1.0:
+        raise InvalidParameterError(f"{name} must lie in [0, 1], got {v!r}")
+    return v
+
+
+def check_delta(delta: Any, name: str = "delta") -> float:
+    """An approximate-DP slack in [0, 1]."""
+    return check_probability(delta, name)
+
+
+def check_int(value: Any, name: str, minimum: int | None = None) -> int:
+    """An integer (numpy integers accepted, floats refused) at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidParameterError(f"{name} must be an integer, got {_describe(value)}")
+    v = int(value)
+    if minimum is not None and v < minimum:
+        raise InvalidParameterError(f"{name} must be >= {minimum}, got {v}")
+    return v
+
+
+def as_float_matrix(values: Any, name: str = "matrix") -> np.ndarray:
+    """A finite, non-empty 2-D float array (a fresh copy)."""
+    try:
+        arr = np.array(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidMechanismError(f"{name} is not a numeric array: {exc}") from None
+    if arr.ndim != 2:
+        raise InvalidMechanismError(f"{name} must be 2-D (rows are inputs), got shape {arr.shape}")
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise InvalidMechanismError(f"{name} must not be empty, got shape {arr.shape}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise InvalidMechanismError(f"{name}[{i}, {j}] = {arr[i, j]!r} is not finite")
+    return arr
+
+
+def check_stochastic(values: Any, name: str = "matrix", tol: float = ROW_SUM_TOL) -> np.ndarray:
+    """A row-stochastic matrix: 2-D, finite, >= 0, each row summing to 1 within ``tol``.
+
+    Nothing is renormalised: a matrix that fails is refused with the offending entry or row.
+    """
+    arr = as_float_matrix(values, name)
+    neg = arr < 0
+    if neg.any():
+        i, j = np.argwhere(neg)[0]
+        raise InvalidMechanismError(f"{name}[{i}, {j}] = {arr[i, j]!r} is negative")
+    sums = arr.sum(axis=1)
+    off = np.abs(sums - 1.0) > tol
+    if off.any():
+        i = int(np.argmax(off))
+        raise InvalidMechanismError(
+            f"row {i} of {name} sums to {sums[i]!r}, not 1 (tolerance {tol:g}); "
+            "rows are never renormalised silently"
+        )
+    return arr
+
+
+def check_labels(labels: Any, n: int, what: str) -> tuple:
+    """``n`` distinct hashable labels, or ``range(n)`` when ``labels`` is None."""
+    if labels is None:
+        return tuple(range(n))
+    out = tuple(labels)
+    if len(out) != n:
+        raise InvalidMechanismError(f"{what} has {len(out)} labels for {n} entries: {out!r}")
+    try:
+        distinct = len(set(out)) == n
+    except TypeError:
+        raise InvalidMechanismError(f"{what} labels must be hashable, got {out!r}") from None
+    if not distinct:
+        raise InvalidMechanismError(f"{what} labels must be distinct, got {out!r}")
+    return out

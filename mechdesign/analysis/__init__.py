@@ -1,0 +1,1 @@
+"""Analyzers: what a given mechanism guarantees. numpy/scipy only (never cvxpy)."""

@@ -1,0 +1,42 @@
+"""The ``mechdesign`` command line. Errors are one line on stderr and a non-zero exit."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .commands import MODULES
+from .errors import MechdesignError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mechdesign",
+        description="Design privacy mechanisms by LP and convex programming and measure "
+                    "exactly what they guarantee.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in MODULES:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (0 ok, 2 bad input, 1 other failure)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.func(args)
+    except MechdesignError as exc:
+        print(f"mechdesign: error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, MemoryError) as exc:
+        print(f"mechdesign: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

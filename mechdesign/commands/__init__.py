@@ -1,0 +1,8 @@
+"""One module per CLI command; each exposes ``register(subparsers)``.
+
+To add a command, write ``commands/NAME.py`` with ``register`` and add it to ``MODULES``.
+"""
+
+from . import check
+
+MODULES = [check]
