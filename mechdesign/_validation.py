@@ -74,7 +74,7 @@ def as_float_matrix(values: Any, name: str = "matrix") -> np.ndarray:
     bad = ~np.isfinite(arr)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise InvalidMechanismError(f"{name}[{i}, {j}] = {arr[i, j]!r} is not finite")
+        raise InvalidMechanismError(f"{name}[{i}, {j}] = {float(arr[i, j])!r} is not finite")
     return arr
 
 
@@ -87,13 +87,13 @@ def check_stochastic(values: Any, name: str = "matrix", tol: float = ROW_SUM_TOL
     neg = arr < 0
     if neg.any():
         i, j = np.argwhere(neg)[0]
-        raise InvalidMechanismError(f"{name}[{i}, {j}] = {arr[i, j]!r} is negative")
+        raise InvalidMechanismError(f"{name}[{i}, {j}] = {float(arr[i, j])!r} is negative")
     sums = arr.sum(axis=1)
     off = np.abs(sums - 1.0) > tol
     if off.any():
         i = int(np.argmax(off))
         raise InvalidMechanismError(
-            f"row {i} of {name} sums to {sums[i]!r}, not 1 (tolerance {tol:g}); "
+            f"row {i} of {name} sums to {float(sums[i])!r}, not 1 (tolerance {tol:g}); "
             "rows are never renormalised silently"
         )
     return arr

@@ -70,7 +70,9 @@ def dont_know(p: float, q: float) -> EvidentialMechanism:
     q = check_probability(q, "q")
     if p + q > 1 + 1e-12:
         raise InvalidParameterError(f"p + q must be <= 1, got p + q = {p + q!r}")
-    d = max(1.0 - p - q, 0.0)
+    d = 1.0 - p - q
+    if d < 1e-12:  # p + q = 1 up to rounding (0.7 + 0.3 < 1 in binary): no "don't know"
+        d = 0.0
     return EvidentialMechanism([[p, q, d], [q, p, d]],
                                [frozenset([YES]), frozenset([NO]), frozenset([YES, NO])],
                                BINARY_INPUTS, (YES, NO))
@@ -211,9 +213,10 @@ def truncated_geometric(n: int, epsilon: float) -> Mechanism:
 
 
 def deletion_counterexample(epsilon: float = 0.25, delta: float = 1 / 6) -> Mechanism:
-    r"""The randomizer of Huang & Canonne, Lemma 4.2: (eps, delta)-deletion LDP with uniform
-    reference on {1, 2, 3}, whose replacement delta at 2 eps is ``(e^eps + 1) delta``, not
-    ``2 delta``:
+    r"""The randomizer of Huang & Canonne, Lemma 4.2, whose replacement delta at 2 eps is
+    ``(e^eps + 1) delta``, not ``2 delta``. At the paper's parameters (eps = 1/4,
+    delta = 1/6) it is (eps, delta)-deletion LDP with the uniform reference on {1, 2, 3};
+    for other parameters that need not hold (check with ``delta_deletion``):
 
     .. math:: R(0) = [e^\varepsilon/3,\ e^{-\varepsilon}(1/3 - \delta),\ \text{rest}], \quad
               R(1) = [e^{-\varepsilon}/3,\ e^\varepsilon/3 + \delta,\ \text{rest}].

@@ -31,3 +31,23 @@ class SizeLimitError(ValidationError):
 
 class FileFormatError(ValidationError):
     """A mechanism or problem file that cannot be read (missing, malformed, wrong keys)."""
+
+
+class DesignError(MechdesignError):
+    """A design problem has no mechanism to return."""
+
+
+class InfeasibleDesignError(DesignError):
+    """The privacy notion and the user constraints admit no mechanism."""
+
+
+class UnboundedDesignError(DesignError):
+    """The objective is unbounded on the feasible set (a custom objective or constraint)."""
+
+
+class SolverFailedError(DesignError):
+    """The solver failed, ran out of time, or is not installed; the message names the cause."""
+
+
+class UncertifiedDesignError(DesignError):
+    """The solver's mechanism misses the privacy target and could not be repaired."""

@@ -15,16 +15,37 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .errors import FileFormatError
 from .evidential import EvidentialMechanism
 from .mechanism import Mechanism
 
 
-def _labels(values: Any) -> list | None:
-    """JSON and TOML have no tuples: turn list labels back into hashable tuples."""
+def _labels(values: Any, key: str) -> list | None:
+    """JSON and TOML have no tuples: list labels become hashable tuples."""
     if values is None:
         return None
-    return [tuple(_labels(v)) if isinstance(v, list) else v for v in values]
+    if not isinstance(values, list):
+        raise FileFormatError(f"{key!r} must be a list, got {values!r}")
+    return [_label(v) for v in values]
+
+
+def _label(v: Any) -> Any:
+    return tuple(_label(u) for u in v) if isinstance(v, list) else v
+
+
+def _focal_sets(values: Any) -> list[frozenset]:
+    if not isinstance(values, list):
+        raise FileFormatError(f"'focal_sets' must be a list of lists of labels, got {values!r}")
+    out = []
+    for B in values:
+        if not isinstance(B, list):
+            raise FileFormatError(
+                f"each focal set must be a list of output labels, got {B!r} "
+                "(write a singleton as [\"Yes\"], not \"Yes\")")
+        out.append(frozenset(_label(v) for v in B))
+    return out
 
 
 def mechanism_from_dict(data: Any) -> Mechanism | EvidentialMechanism:
@@ -36,16 +57,24 @@ def mechanism_from_dict(data: Any) -> Mechanism | EvidentialMechanism:
     if "mechanism" in data and isinstance(data["mechanism"], dict):
         return mechanism_from_dict(data["mechanism"])
     if "matrix" in data:
-        return Mechanism(data["matrix"], _labels(data.get("inputs")),
-                         _labels(data.get("outputs")), data.get("name", ""))
+        return Mechanism(data["matrix"], _labels(data.get("inputs"), "inputs"),
+                         _labels(data.get("outputs"), "outputs"), str(data.get("name", "")))
     if "masses" in data:
         if "focal_sets" not in data:
             raise FileFormatError("an evidential mechanism needs 'focal_sets' next to 'masses'")
-        fsets = [frozenset(_labels(B)) for B in data["focal_sets"]]
-        return EvidentialMechanism(data["masses"], fsets, _labels(data.get("inputs")),
-                                   _labels(data.get("outputs")))
+        return EvidentialMechanism(data["masses"], _focal_sets(data["focal_sets"]),
+                                   _labels(data.get("inputs"), "inputs"),
+                                   _labels(data.get("outputs"), "outputs"))
     raise FileFormatError(
         f"no 'matrix' or 'masses' key; found keys {sorted(data)!r}")
+
+
+def _all_numeric(cells: list[str]) -> bool:
+    try:
+        [float(c) for c in cells]
+    except ValueError:
+        return False
+    return True
 
 
 def _read_csv(text: str) -> Mechanism:
@@ -53,9 +82,7 @@ def _read_csv(text: str) -> Mechanism:
     if not rows:
         raise FileFormatError("CSV file has no rows")
     header = None
-    try:
-        [float(c) for c in rows[0]]
-    except ValueError:
+    if not _all_numeric(rows[0]):
         header, rows = [c.strip() for c in rows[0]], rows[1:]
     try:
         matrix = [[float(c) for c in r] for r in rows]
@@ -87,9 +114,12 @@ def load_mechanism(path: str | Path) -> Mechanism | EvidentialMechanism:
 
 
 def _jsonable(label: Any) -> Any:
-    if isinstance(label, tuple | frozenset | set):
-        return [_jsonable(v) for v in (sorted(label, key=repr) if not isinstance(label, tuple)
-                                       else label)]
+    if isinstance(label, tuple | list):
+        return [_jsonable(v) for v in label]
+    if isinstance(label, frozenset | set):
+        return [_jsonable(v) for v in sorted(label, key=repr)]
+    if isinstance(label, np.generic):
+        return label.item()
     return label if isinstance(label, int | float | str | bool) or label is None else str(label)
 
 
@@ -110,9 +140,16 @@ def save_mechanism(m: Mechanism | EvidentialMechanism, path: str | Path) -> None
     elif p.suffix.lower() == ".csv":
         matrix = m.matrix if isinstance(m, Mechanism) else m.masses
         cols = m.outputs if isinstance(m, Mechanism) else m.focal_sets
+        if isinstance(m, EvidentialMechanism):
+            raise FileFormatError("an evidential mechanism needs focal sets: save it as .json")
         with p.open("w", newline="") as fh:
             w = csv.writer(fh)
-            w.writerow(["|".join(map(str, c)) if isinstance(c, frozenset) else c for c in cols])
+            if tuple(cols) != tuple(range(len(cols))):
+                header = [str(c) for c in cols]
+                if _all_numeric(header):
+                    raise FileFormatError(
+                        f"numeric output labels {header!r} cannot be a CSV header; use .json")
+                w.writerow(header)
             w.writerows(matrix.tolist())
     else:
         raise FileFormatError(f"cannot write {p.suffix!r}; use .json or .csv")

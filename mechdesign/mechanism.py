@@ -212,7 +212,7 @@ class Mechanism:
             raise InvalidParameterError(f"counts must be >= 0, got {c[c < 0].flat[0]}")
         gen = np.random.default_rng(rng)
         pvals = self.matrix / self.matrix.sum(axis=1, keepdims=True)
-        return gen.multinomial(c[..., None], pvals).sum(axis=-2)
+        return gen.multinomial(c, pvals).sum(axis=-2)
 
     # ------------------------------------------------------------------ interchange
     def to_dict(self) -> dict:

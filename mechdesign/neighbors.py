@@ -52,10 +52,11 @@ def distance_matrix(distance: Any, inputs: Sequence) -> np.ndarray:
         raise InvalidParameterError(f"distance[{i}, {j}] is NaN")
     if (D < 0).any():
         i, j = np.argwhere(D < 0)[0]
-        raise InvalidParameterError(f"distance[{i}, {j}] = {D[i, j]!r} is negative")
+        raise InvalidParameterError(f"distance[{i}, {j}] = {float(D[i, j])!r} is negative")
     if (np.diag(D) != 0).any():
         i = int(np.flatnonzero(np.diag(D) != 0)[0])
-        raise InvalidParameterError(f"distance[{i}, {i}] = {D[i, i]!r}; the diagonal must be 0")
+        raise InvalidParameterError(
+            f"distance[{i}, {i}] = {float(D[i, i])!r}; the diagonal must be 0")
     return D
 
 
@@ -63,3 +64,37 @@ def line_distance(k: int) -> np.ndarray:
     """``|x - x'|`` on inputs ``0..k-1`` (counting queries; the path graph's metric)."""
     idx = np.arange(k)
     return np.abs(idx[:, None] - idx[None, :]).astype(float)
+
+
+def greedy_spanner(D: np.ndarray, t: float) -> tuple[list[tuple[int, int, float]], float]:
+    r"""Greedy t-spanner of the metric ``D`` (Althoefer et al. 1993).
+
+    Pairs are scanned by increasing distance and an edge ``(u, v)`` is kept when the current
+    graph distance exceeds ``t * D[u, v]``. Every pair then has a path of length at most
+    ``t * D[u, v]``. The graph distances are maintained as a dense matrix (O(k^2) per kept
+    edge). Returns the edges ``(u, v, D[u, v])`` and the achieved dilation
+    ``max_{u != v} d_G(u, v) / D[u, v]`` (<= t); pairs at infinite distance are skipped.
+    """
+    if not (t >= 1.0):
+        raise InvalidParameterError(f"spanner stretch t must be >= 1, got {t!r}")
+    k = len(D)
+    G = np.full((k, k), np.inf)
+    np.fill_diagonal(G, 0.0)
+    iu, ju = np.triu_indices(k, 1)
+    d = D[iu, ju]
+    order = np.argsort(d, kind="stable")
+    edges = []
+    for idx in order:
+        u, v, w = int(iu[idx]), int(ju[idx]), float(d[idx])
+        if not np.isfinite(w):
+            break
+        if G[u, v] <= t * w * (1 + 1e-12):
+            continue
+        edges.append((u, v, w))
+        via = np.minimum(G[:, u][:, None] + w + G[v, :][None, :],
+                         G[:, v][:, None] + w + G[u, :][None, :])
+        np.minimum(G, via, out=G)
+    finite = np.isfinite(d) & (d > 0)
+    with np.errstate(invalid="ignore"):
+        dil = float(np.max(G[iu, ju][finite] / d[finite])) if finite.any() else 1.0
+    return edges, dil

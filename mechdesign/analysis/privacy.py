@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix, csr_matrix, hstack, identity, vstack
 
 from .._validation import check_epsilon
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, MechdesignError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from ..neighbors import distance_matrix
@@ -220,3 +222,44 @@ def epsilon_wldp(m: Any) -> float:
     """
     ev = _as_evidential(m)
     return worst_log_ratio(ev.pl_matrix(), ev.bel_matrix()).epsilon
+
+
+def delta_deletion(m: Any, epsilon: float) -> float:
+    r"""Smallest delta with (eps, delta)-deletion LDP (Huang & Canonne, Def. 2.3):
+
+    .. math:: \delta = \min_{r \in \Delta(Y)} \max_x \max\big(H_{e^\varepsilon}(Q_x \| r),
+              \ H_{e^\varepsilon}(r \| Q_x)\big)
+
+    (the worst events S of the definition are the hockey-stick sets). Solved as an LP with
+    scipy's HiGHS; ``r`` ranges over all distributions on the outputs.
+    """
+    eps = check_epsilon(epsilon)
+    Q = _as_mechanism(m).matrix
+    k, n = Q.shape
+    e = math.exp(eps)
+    # variables: r (n), delta (1), up (k n), down (k n)
+    n_var = n + 1 + 2 * k * n
+    I_kn = identity(k * n, format="csr")
+    R = csr_matrix(np.tile(np.eye(n), (k, 1)))  # (k n, n): row (x, y) picks r_y
+    zero_col = csr_matrix((k * n, 1))
+    zeros_kn = csr_matrix((k * n, k * n))
+    # up >= Q - e r   <=>  -e r - up <= -Q ;  down >= r - e Q  <=>  r - down <= e Q
+    A1 = hstack([-e * R, zero_col, -I_kn, zeros_kn])
+    A2 = hstack([R, zero_col, zeros_kn, -I_kn])
+    # sum_y up[x, y] - delta <= 0 ; same for down
+    S = csr_matrix(np.kron(np.eye(k), np.ones((1, n))))
+    neg1 = csr_matrix(-np.ones((k, 1)))
+    zk = csr_matrix((k, n))
+    zs = csr_matrix((k, k * n))
+    A3 = hstack([zk, neg1, S, zs])
+    A4 = hstack([zk, neg1, zs, S])
+    A_ub = vstack([A1, A2, A3, A4]).tocsr()
+    b_ub = np.concatenate([-Q.ravel(), e * Q.ravel(), np.zeros(2 * k)])
+    A_eq = coo_matrix((np.ones(n), (np.zeros(n, dtype=int), np.arange(n))), shape=(1, n_var))
+    c = np.zeros(n_var)
+    c[n] = 1.0
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=(0, None),
+                  method="highs")
+    if res.status != 0:  # pragma: no cover (the LP is always feasible and bounded)
+        raise MechdesignError(f"deletion-delta LP failed: {res.message}")
+    return float(max(res.fun, 0.0))

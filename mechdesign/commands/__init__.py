@@ -3,6 +3,6 @@
 To add a command, write ``commands/NAME.py`` with ``register`` and add it to ``MODULES``.
 """
 
-from . import check
+from . import check, compare_warner, tradeoff
 
-MODULES = [check]
+MODULES = [check, compare_warner, tradeoff]

@@ -1,0 +1,287 @@
+r"""Privacy amplification by subsampling and by shuffling, and shuffle -> LDP.
+
+Sources: Huang & Canonne, "Lemmas of differential privacy" (Thm 5.1, Thm 5.2 = [FMT22,
+Thm 3.2], Thm 6.1), Feldman, McMillan, Talwar 2021 ("Hiding among the clones", FMT21) and
+``reference/composition_and_lemmas.md`` s.4.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import bdtr, gammaln
+from scipy.stats import binom
+
+from .._validation import check_delta, check_epsilon, check_int, check_probability
+from ..errors import InvalidParameterError
+from .conversions import Guarantee
+
+MAX_SHUFFLE_N = 10**9
+"""Largest number of users for the numeric shuffle bound (the work grows like sqrt(n))."""
+
+CLONE_TAIL = 1e-30
+"""The clone count C ~ Bin(n - 1, e^-eps0) is summed between its CLONE_TAIL and
+1 - CLONE_TAIL quantiles; the mass outside (computed, at most 2e-30) is added to the upper
+end of the bracket."""
+
+FMT22_ERRATUM = (
+    "FMT22 erratum: Thm 3.2 (the closed form, Huang & Canonne Thm 5.2 / eq. 5) holds only for "
+    "a restricted class of local randomizers (the proof of its Lemma 3.5 fails in general); "
+    "for an arbitrary eps0-LDP randomizer use method='numeric' (FMT21 clones) or "
+    "'closed_form_fmt21'.")
+
+
+def subsampled(epsilon: float, delta: float, p: float) -> Guarantee:
+    r"""Amplification by subsampling (Huang & Canonne Thm 6.1, [Ste22, Thm 28]): running an
+    (eps, delta)-DP mechanism on a random subset in which each record is included with
+    probability at most p gives
+
+    .. math:: \varepsilon' = \ln(1 + p(e^\varepsilon - 1)), \quad \delta' = p\delta
+
+    (computed as ``log1p(p * expm1(eps))``).
+    """
+    eps = check_epsilon(epsilon, allow_inf=True)
+    d = check_delta(delta)
+    p = check_probability(p, "p")
+    if math.isinf(eps):
+        val = math.inf if p > 0 else 0.0
+    elif eps > 700:
+        val = eps + math.log(p) if p > 0 else 0.0
+    else:
+        val = math.log1p(p * math.expm1(eps))
+    return Guarantee(val, p * d, "DP", "Huang & Canonne Thm 6.1 (subsampling)")
+
+
+def shuffle_to_ldp(epsilon_shuffle: float, delta_shuffle: float, n: int) -> Guarantee:
+    r"""One-message shuffle to LDP (Huang & Canonne Thm 5.1, [CSUZZ19, Thm 6.2]): if an
+    n-user one-message shuffle protocol is (eps_S, delta_S)-DP, its randomizer is
+    ``(eps_S + ln n, delta_S)``-LDP."""
+    eps = check_epsilon(epsilon_shuffle, "epsilon_shuffle", allow_inf=True)
+    d = check_delta(delta_shuffle, "delta_shuffle")
+    n = check_int(n, "n", 1)
+    return Guarantee(eps + math.log(n), d, "LDP", "Huang & Canonne Thm 5.1 (CSUZZ19 Thm 6.2)")
+
+
+# --------------------------------------------------------------------------- clones (FMT21)
+@dataclass(frozen=True, eq=False)
+class _Clones:
+    eps0: float
+    n: int
+    c: np.ndarray       # clone counts summed over
+    w: np.ndarray       # their Bin(n - 1, e^-eps0) probabilities
+    tail: float         # mass of the counts left out
+    lfact: np.ndarray   # ln c! - c ln 2
+
+
+def _clones(eps0: float, n: int) -> _Clones:
+    N = n - 1
+    p = math.exp(-eps0)
+    if N == 0:
+        c = np.zeros(1, dtype=np.int64)
+        return _Clones(eps0, n, c, np.ones(1), 0.0, np.zeros(1))
+    lo = int(max(0, binom.ppf(CLONE_TAIL, N, p) - 1))
+    hi = int(min(N, binom.isf(CLONE_TAIL, N, p) + 1))
+    c = np.arange(lo, hi + 1)
+    tail = float(binom.cdf(lo - 1, N, p) + binom.sf(hi, N, p))
+    w = np.exp(binom.logpmf(c, N, p))
+    return _Clones(eps0, n, c, w, tail, gammaln(c + 1.0) - c * math.log(2.0))
+
+
+def _clone_delta(cl: _Clones, eps: float) -> float:
+    r"""``E_C[H_{e^eps}(P_C || Q_C)]`` over the summed clone counts (exact per count)."""
+    eps0 = cl.eps0
+    if eps >= eps0:
+        return 0.0
+    c = cl.c
+    # ratio P_c(a)/Q_c(a) is decreasing in a and exceeds e^eps iff a < (c + 1) / (1 + tau)
+    tau = math.expm1(eps + eps0) / (math.exp(eps) * math.expm1(eps0 - eps))
+    astar = np.ceil((c + 1) / (1.0 + tau)).astype(np.int64) - 1
+    astar = np.clip(astar, 0, c)
+    log_b = cl.lfact - gammaln(astar + 1.0) - gammaln(c - astar + 1.0)
+    B0 = np.where(astar >= 1, bdtr(np.maximum(astar - 1, 0), c, 0.5), 0.0)
+    c1 = (math.exp(eps0) - math.exp(eps)) / (1.0 + math.exp(eps0))
+    # sum_{a <= a*} [P(a) - e^eps Q(a)] = c1 b(a*) + (1 - e^eps) B(a* - 1)
+    term = np.maximum(c1 * np.exp(log_b) - math.expm1(eps) * B0, 0.0)
+    return float(np.dot(cl.w, term))
+
+
+@dataclass(frozen=True)
+class ShuffleDelta:
+    """Bracket ``[lower, upper]`` on the clone bound's delta at one epsilon (the counts left
+    out contribute at most their mass)."""
+
+    epsilon: float
+    lower: float
+    upper: float
+
+
+def _shuffle_args(epsilon0: float, n: int) -> tuple[float, int]:
+    e0 = check_epsilon(epsilon0, "epsilon0")
+    n = check_int(n, "n", 1)
+    if n > MAX_SHUFFLE_N:
+        raise InvalidParameterError(f"n = {n} exceeds {MAX_SHUFFLE_N}")
+    return e0, n
+
+
+def shuffle_delta(epsilon0: float, n: int, epsilon: float) -> ShuffleDelta:
+    r"""The Feldman-McMillan-Talwar clone bound on the delta of n shuffled eps0-LDP reports.
+
+    With ``C ~ Bin(n - 1, e^-eps0)``, ``A ~ Bin(C, 1/2)`` and ``alpha = e^eps0/(e^eps0 + 1)``
+    the shuffled output is dominated by ``P_C = alpha * A + (1 - alpha) * (A + 1)`` against
+    ``Q_C = alpha * (A + 1) + (1 - alpha) * A`` (mixtures over the shift; C observed).
+    For fixed c the likelihood ratio is decreasing in a, so
+    ``H_{e^eps}(P_c || Q_c) = c_1 b_c(a*) - (e^eps - 1) B_c(a* - 1)`` with
+    ``c_1 = (e^eps0 - e^eps)/(e^eps0 + 1)``, ``b_c, B_c`` the Bin(c, 1/2) pmf and cdf and
+    ``a* = ceil((c+1)/(1+tau)) - 1``, ``tau = (e^{eps+eps0} - 1)/(e^eps0 - e^eps)``;
+    the bound is symmetric in P, Q. Vectorised over c (quantiles :data:`CLONE_TAIL`).
+    """
+    e0, n = _shuffle_args(epsilon0, n)
+    eps = check_epsilon(epsilon, allow_inf=True)
+    cl = _clones(e0, n)
+    low = _clone_delta(cl, eps)
+    return ShuffleDelta(eps, low, min(1.0, low + (cl.tail if eps < e0 else 0.0)))
+
+
+def _invert(f, target: float, hi: float) -> tuple[float, float]:
+    """``(a, b)``, ``b - a <= 2e-12``, with ``f(a) > target >= f(b)`` for a continuous
+    decreasing f on ``[0, hi]`` with ``f(0) > target >= f(hi)``: Brent's root, then both
+    ends checked (bisection takes over if rounding put one on the wrong side)."""
+    root = float(brentq(lambda e: f(e) - target, 0.0, hi, xtol=1e-14, maxiter=200))
+    a, b = max(0.0, root - 1e-12), min(hi, root + 1e-12)
+    if f(b) > target:
+        a, b = root, hi
+    if a > 0 and f(a) <= target:
+        a, b = 0.0, b
+    while b - a > 2e-12 * max(1.0, b):
+        mid = 0.5 * (a + b)
+        if mid <= a or mid >= b:
+            break
+        if f(mid) > target:
+            a = mid
+        else:
+            b = mid
+    return a, b
+
+
+ShuffleMethod = Literal["numeric", "closed_form", "closed_form_fmt21"]
+
+
+@dataclass(frozen=True)
+class ShuffleBound:
+    """An epsilon for n shuffled eps0-LDP reports at a given delta.
+
+    Attributes
+    ----------
+    epsilon : float
+        The reported guarantee (never above ``epsilon0``: the LDP guarantee survives
+        shuffling, Huang & Canonne s.5).
+    lower, upper : float
+        Numeric bracket of the method's value (equal for the closed forms).
+    method : str
+    valid : bool
+        False when a closed form is outside its stated parameter range (then
+        ``epsilon = epsilon0``).
+    restricted : bool
+        True when the theorem only holds for a restricted class of randomizers (FMT22
+        erratum); ``note`` says which.
+    formula : float
+        The method's raw value before the ``epsilon0`` cap.
+    """
+
+    epsilon: float
+    lower: float
+    upper: float
+    method: str
+    valid: bool
+    restricted: bool
+    note: str
+    formula: float
+    epsilon0: float
+    n: int
+    delta: float
+
+
+def _fmt22(e0: float, n: int, d: float) -> tuple[float, bool]:
+    val = math.log1p(4 * math.expm1(e0) * (math.sqrt(2 * math.log(4 / d) / ((math.exp(e0) + 1)
+                                                                           * n)) + 1 / n))
+    ratio = n / (8 * math.log(2 / d))
+    valid = ratio > 1 and e0 <= math.log(ratio - 1)
+    return val, valid
+
+
+def _fmt21(e0: float, n: int, d: float) -> tuple[float, bool]:
+    a = 8 * math.sqrt(math.exp(e0) * math.log(4 / d) / n)
+    c = 8 * math.exp(e0) / n
+    e = math.log1p(a + c)
+    b = -math.expm1(-e0)
+    dd = 1 + math.exp(-e0 - e)
+    val = math.log1p(b / dd * (a + c))
+    ratio = n / (16 * math.log(4 / d))
+    valid = ratio > 1 and e0 <= math.log(ratio)
+    return val, valid
+
+
+def shuffle_epsilon(epsilon0: float, n: int, delta: float,
+                    method: ShuffleMethod = "numeric") -> ShuffleBound:
+    r"""Amplification by shuffling: n users each apply an eps0-LDP randomizer, the reports
+    are shuffled; the result is (eps, delta)-DP for the returned eps.
+
+    Methods
+    -------
+    ``"numeric"``
+        The Feldman-McMillan-Talwar 2021 clone bound computed exactly (:func:`shuffle_delta`)
+        and inverted by bisection; ``lower``/``upper`` bracket it (width from the bisection
+        and the clone counts left out). Holds for every eps0-LDP randomizer.
+    ``"closed_form"``
+        FMT22 Thm 3.2 (Huang & Canonne Thm 5.2, seed eq. 5):
+
+        .. math:: \varepsilon \le \ln\Big(1 + 4(e^{\varepsilon_0} - 1)\Big(
+                  \sqrt{\tfrac{2\ln(4/\delta)}{(e^{\varepsilon_0} + 1) n}} + \tfrac1n\Big)\Big)
+
+        valid for ``eps0 <= ln(n / (8 ln(2/delta)) - 1)``; ``restricted=True``: the erratum
+        of FMT22 limits it to a class of randomizers (:data:`FMT22_ERRATUM`).
+    ``"closed_form_fmt21"``
+        The FMT21 closed form as evaluated by the authors' public code:
+        ``e = ln(1 + a + c)``, ``a = 8 sqrt(e^eps0 ln(4/delta) / n)``, ``c = 8 e^eps0 / n``,
+        ``eps = ln(1 + (1 - e^-eps0) / (1 + e^{-eps0 - e}) (a + c))``, valid for
+        ``eps0 <= ln(n / (16 ln(4/delta)))``; all eps0-LDP randomizers.
+    """
+    e0, n = _shuffle_args(epsilon0, n)
+    d = check_delta(delta)
+    if method not in ("numeric", "closed_form", "closed_form_fmt21"):
+        raise InvalidParameterError(
+            f"method must be 'numeric', 'closed_form' or 'closed_form_fmt21', got {method!r}")
+    if method != "numeric":
+        if not 0 < d < 1:
+            raise InvalidParameterError(f"the closed forms need 0 < delta < 1, got {d!r}")
+        val, valid = (_fmt22 if method == "closed_form" else _fmt21)(e0, n, d)
+        restricted = method == "closed_form"
+        note = FMT22_ERRATUM if restricted else "FMT21 closed form (all eps0-LDP randomizers)"
+        if not valid:
+            note += "; outside the theorem's parameter range: reporting epsilon0"
+        eps = min(val, e0) if valid else e0
+        return ShuffleBound(eps, eps, eps, method, valid, restricted, note, val, e0, n, d)
+    cl = _clones(e0, n)
+    note = "FMT21 clone bound, computed exactly (all eps0-LDP randomizers)"
+    if e0 == 0:
+        return ShuffleBound(0.0, 0.0, 0.0, method, True, False, note, 0.0, e0, n, d)
+
+    def upper_delta(e: float) -> float:
+        return _clone_delta(cl, e) + cl.tail
+
+    if upper_delta(0.0) <= d:
+        up = 0.0
+    elif cl.tail > d:
+        up = e0
+    else:
+        up = _invert(upper_delta, d, e0)[1]
+    if _clone_delta(cl, 0.0) <= d:
+        low = 0.0
+    else:
+        low = _invert(lambda e: _clone_delta(cl, e), d, e0)[0]
+    up = min(up, e0)
+    return ShuffleBound(up, min(low, up), up, method, True, False, note, up, e0, n, d)

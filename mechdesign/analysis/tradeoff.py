@@ -1,0 +1,730 @@
+r"""Hypothesis-testing trade-off functions (f-DP), exact and piecewise linear.
+
+For two distributions P (hypothesis H0) and Q (hypothesis H1) on a finite set, a test
+``phi: Y -> [0, 1]`` rejects H0 with probability ``phi(y)``; its type I error is
+``alpha_phi = E_P[phi]`` and its type II error ``beta_phi = 1 - E_Q[phi]``. The trade-off
+function is
+
+.. math:: T(P, Q)(\alpha) = \inf\{\beta_\phi : \alpha_\phi \le \alpha\}.
+
+By Neyman-Pearson it is the piecewise-linear interpolation of the points obtained by rejecting
+the outputs in decreasing order of the likelihood ratio ``Q[y] / P[y]`` (randomising on the
+boundary output): breakpoints at the cumulative masses (Dong, Roth & Su 2022, s.2;
+``reference/composition_and_lemmas.md`` s.5). Every curve here is returned as exact
+breakpoints (:class:`TradeoffCurve`); evaluating at a grid of alphas is linear interpolation.
+
+Privacy-loss atoms. For a pair (P, Q) group the outputs by their log-likelihood ratio
+``l = ln Q[y] - ln P[y]`` into atoms ``(a, b) = (P(l), Q(l))`` (``b = a e^l``). The k-fold
+product ``(P^k, Q^k)`` has the atoms of the k-fold convolution of the loss, computed by
+repeated squaring in log space (masses down to 1e-308 keep full relative precision), so the
+1000-fold composition of binary randomized response (1001 atoms) is exact and takes
+milliseconds. Loss values that agree to 1e-10 relative (:data:`LOSS_MERGE_TOL`) are merged,
+which moves the curve by at most ~1e-10 times the merged mass; the masses themselves are
+summed, never rounded. The number of atoms is limited to :data:`MAX_ATOMS`.
+
+Mechanisms. The trade-off of a mechanism for a pair of inputs (x, x') is
+``T(Q[x], Q[x'])``. The "worst pair" is not a single pair in general (the pair whose curve is
+lowest differs from alpha to alpha), so with ``pair=None`` the functions return the POINTWISE
+MINIMUM over all ordered pairs, exact (crossings included). It is what f-LDP quantifies over:
+Q is f-LDP iff that minimum is >= f. It is piecewise linear but need not be convex, i.e. it
+need not be the trade-off function of any single pair.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import special, stats
+
+from .._validation import check_delta, check_epsilon, check_int, check_real, check_stochastic
+from ..errors import InvalidMechanismError, InvalidParameterError, SizeLimitError
+from ..evidential import EvidentialMechanism
+from ..mechanism import Mechanism
+
+LOSS_MERGE_TOL = 1e-10
+"""Privacy-loss values equal to this relative precision are merged into one atom."""
+
+MAX_ATOMS = 2_000_000
+"""Largest number of privacy-loss atoms (and of pairs formed in one convolution step)."""
+
+CONVEXITY_TOL = 1e-9
+"""Slack when checking that a curve is convex (a genuine trade-off function)."""
+
+_COLLINEAR_TOL = 1e-13
+_SAME_ALPHA_RTOL = 1e-15
+
+
+# ============================================================================ the curve object
+
+
+@dataclass(frozen=True, eq=False)
+class TradeoffCurve:
+    r"""A piecewise-linear function on [0, 1] given by its breakpoints.
+
+    Attributes
+    ----------
+    alphas : ndarray
+        Strictly increasing breakpoints, ``alphas[0] = 0`` and ``alphas[-1] = 1``.
+    betas : ndarray
+        The values at the breakpoints (non-increasing, in [0, 1]).
+    label : str
+        A name for legends and tables.
+
+    Notes
+    -----
+    Calling the curve evaluates it by linear interpolation, which is exact: between two
+    breakpoints a trade-off function of finite distributions is linear. Both arrays are
+    read-only. A pointwise minimum over pairs is a ``TradeoffCurve`` too, but may fail to be
+    convex (:attr:`is_convex`), in which case it is not a trade-off function and cannot be
+    tensored.
+    """
+
+    alphas: np.ndarray
+    betas: np.ndarray
+    label: str = field(default="")
+
+    def __post_init__(self) -> None:
+        a = np.array(self.alphas, dtype=float)
+        b = np.array(self.betas, dtype=float)
+        if a.ndim != 1 or a.shape != b.shape or a.size < 2:
+            raise InvalidParameterError(
+                f"alphas and betas must be 1-D of the same length >= 2, got shapes "
+                f"{a.shape} and {b.shape}")
+        if not (np.isfinite(a).all() and np.isfinite(b).all()):
+            raise InvalidParameterError("breakpoints must be finite")
+        if a[0] != 0.0 or a[-1] != 1.0 or (np.diff(a) <= 0).any():
+            raise InvalidParameterError(
+                f"alphas must increase strictly from 0 to 1, got {a[:3]!r}...{a[-3:]!r}")
+        if (b < -1e-12).any() or (b > 1 + 1e-12).any():
+            bad = b[(b < -1e-12) | (b > 1 + 1e-12)][0]
+            raise InvalidParameterError(f"betas must lie in [0, 1], got {bad!r}")
+        a.flags.writeable = False
+        b.flags.writeable = False
+        object.__setattr__(self, "alphas", a)
+        object.__setattr__(self, "betas", b)
+
+    def __call__(self, alphas: Any) -> np.ndarray | float:
+        """The curve at ``alphas`` (array_like in [0, 1]); same shape as ``alphas``."""
+        x = _check_alphas(alphas)
+        return np.interp(x, self.alphas, self.betas)
+
+    def __len__(self) -> int:
+        return len(self.alphas)
+
+    def __repr__(self) -> str:
+        label = f" {self.label!r}" if self.label else ""
+        return f"<TradeoffCurve{label} with {len(self)} breakpoints>"
+
+    @property
+    def is_convex(self) -> bool:
+        """True when the slopes are non-decreasing (up to :data:`CONVEXITY_TOL`)."""
+        slopes = np.diff(self.betas) / np.diff(self.alphas)
+        return bool((np.diff(slopes) >= -CONVEXITY_TOL * (1 + np.abs(slopes[1:]))).all())
+
+    def as_rows(self) -> list[tuple[float, float]]:
+        """The breakpoints as ``(alpha, beta)`` tuples."""
+        return list(zip(self.alphas.tolist(), self.betas.tolist(), strict=True))
+
+
+def _check_alphas(alphas: Any) -> np.ndarray:
+    try:
+        x = np.asarray(alphas, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"alphas must be numbers in [0, 1], got {alphas!r}") from None
+    bad = ~np.isfinite(x) | (x < 0) | (x > 1)
+    if bad.any():
+        raise InvalidParameterError(f"alphas must lie in [0, 1], got {x[bad].flat[0]!r}")
+    return x
+
+
+def _simplify(alphas: np.ndarray, betas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sort, drop repeated alphas (keeping the smallest beta) and collinear interior points."""
+    order = np.lexsort((betas, alphas))
+    a, b = alphas[order], betas[order]
+    # alphas within a few ulps are one breakpoint: the last alpha of the run (so 0 and 1
+    # survive) with the smallest beta of the run
+    first = np.ones(len(a), dtype=bool)
+    first[1:] = a[1:] - a[:-1] > _SAME_ALPHA_RTOL * a[1:]
+    starts = np.flatnonzero(first)
+    ends = np.r_[starts[1:], len(a)] - 1
+    a, b = a[ends], np.minimum.reduceat(b, starts)
+    if len(a) <= 2:
+        return a, b
+    # collinear interior points (each checked against its original neighbours)
+    # (slopes, not cross products: products of 1e-200 masses underflow)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        slope = np.diff(b) / np.diff(a)
+        same = np.abs(slope[1:] - slope[:-1]) <= _COLLINEAR_TOL * (
+            np.abs(slope[1:]) + np.abs(slope[:-1]))
+    keep = np.ones(len(a), dtype=bool)
+    keep[1:-1] = ~same
+    return a[keep], b[keep]
+
+
+def _lower_hull(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lower convex hull (monotone chain) of points; lowest b kept for repeated a."""
+    order = np.lexsort((b, a))
+    a, b = a[order], b[order]
+    keep = np.ones(len(a), dtype=bool)
+    keep[1:] = a[1:] != a[:-1]
+    ha: list[float] = []
+    hb: list[float] = []
+    for x, y in zip(a[keep].tolist(), b[keep].tolist(), strict=True):
+        while len(ha) >= 2 and ((ha[-1] - ha[-2]) * (y - hb[-2])
+                                - (hb[-1] - hb[-2]) * (x - ha[-2])) <= 0:
+            ha.pop()
+            hb.pop()
+        ha.append(x)
+        hb.append(y)
+    return np.array(ha), np.array(hb)
+
+
+def _make_curve(alphas: np.ndarray, betas: np.ndarray, label: str) -> TradeoffCurve:
+    a = np.clip(np.asarray(alphas, dtype=float), 0.0, 1.0)
+    b = np.clip(np.asarray(betas, dtype=float), 0.0, 1.0)
+    a, b = _simplify(a, b)
+    if a[0] != 0.0 or a[-1] != 1.0:
+        if a[0] != 0.0:
+            a, b = np.concatenate([[0.0], a]), np.concatenate([[b[0]], b])
+        if a[-1] != 1.0:
+            a, b = np.concatenate([a, [1.0]]), np.concatenate([b, [b[-1]]])
+        a, b = _simplify(a, b)
+    return TradeoffCurve(a, b, label)
+
+
+# ============================================================================ privacy-loss atoms
+
+
+@dataclass(frozen=True)
+class _Atoms:
+    """Atoms in decreasing order of the loss ``l = log_b - log_a`` (+inf first, -inf last)."""
+
+    log_a: np.ndarray
+    log_b: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.log_a)
+
+
+def _group_logsumexp(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    if len(values) == 0:
+        return values
+    top = np.maximum.reduceat(values, starts)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    counts = np.diff(np.append(starts, len(values)))
+    shifted = np.exp(values - np.repeat(safe, counts))
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.add.reduceat(shifted, starts))
+
+
+def _merge(log_a: np.ndarray, log_b: np.ndarray) -> _Atoms:
+    """Group atoms by (rounded) loss, sum their masses in log space, sort by loss."""
+    log_a, log_b = np.ravel(log_a), np.ravel(log_b)
+    live_a, live_b = log_a > -np.inf, log_b > -np.inf
+    parts_a, parts_b = [], []
+    pinf = ~live_a & live_b  # P = 0 < Q: loss +inf, rejected first
+    if pinf.any():
+        parts_a.append(np.array([-np.inf]))
+        parts_b.append(np.array([special.logsumexp(log_b[pinf])]))
+    fin = live_a & live_b
+    if fin.any():
+        la, lb = log_a[fin], log_b[fin]
+        loss = lb - la
+        scale = max(1.0, float(np.abs(loss).max()))
+        key = np.rint(loss / (LOSS_MERGE_TOL * scale)).astype(np.int64)
+        order = np.argsort(-key, kind="stable")
+        key, la, lb = key[order], la[order], lb[order]
+        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        parts_a.append(_group_logsumexp(la, starts))
+        parts_b.append(_group_logsumexp(lb, starts))
+    minf = live_a & ~live_b  # Q = 0 < P: loss -inf, rejected last
+    if minf.any():
+        parts_a.append(np.array([special.logsumexp(log_a[minf])]))
+        parts_b.append(np.array([-np.inf]))
+    if not parts_a:
+        raise InvalidParameterError("the distributions have no mass")
+    return _Atoms(np.concatenate(parts_a), np.concatenate(parts_b))
+
+
+def _check_distribution(values: Any, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"{name} must be a probability vector, got {values!r}") from None
+    if arr.ndim != 1:
+        raise InvalidParameterError(
+            f"{name} must be a 1-D probability vector, got shape {np.shape(arr)}")
+    return check_stochastic(arr[None, :], name)[0]
+
+
+def _atoms_from_pair(P: np.ndarray, Q: np.ndarray) -> _Atoms:
+    if P.shape != Q.shape:
+        raise InvalidParameterError(
+            f"P and Q must have the same length, got {P.shape[0]} and {Q.shape[0]}")
+    with np.errstate(divide="ignore"):
+        return _merge(np.log(P), np.log(Q))
+
+
+def _convolve(A: _Atoms, B: _Atoms) -> _Atoms:
+    n = len(A) * len(B)
+    if n > MAX_ATOMS:
+        raise SizeLimitError(
+            f"composing {len(A)} x {len(B)} = {n} privacy-loss atoms exceeds MAX_ATOMS = "
+            f"{MAX_ATOMS}: the loss values do not collapse (they are not commensurate); "
+            "use fewer compositions or the Gaussian approximation")
+    return _merge(A.log_a[:, None] + B.log_a[None, :], A.log_b[:, None] + B.log_b[None, :])
+
+
+def _power(A: _Atoms, k: int) -> _Atoms:
+    """k-fold convolution by repeated squaring."""
+    result: _Atoms | None = None
+    base = A
+    while True:
+        if k & 1:
+            result = base if result is None else _convolve(result, base)
+        k >>= 1
+        if not k:
+            break
+        base = _convolve(base, base)
+    assert result is not None
+    return result
+
+
+def _curve_from_atoms(A: _Atoms, label: str) -> TradeoffCurve:
+    """Neyman-Pearson: reject atoms in decreasing loss order."""
+    # extended precision for the running sums (a 1000-term double cumsum drifts by ~1e-13);
+    # betas are suffix sums, so small tails keep their full relative precision
+    a = np.exp(A.log_a).astype(np.longdouble)
+    b = np.exp(A.log_b).astype(np.longdouble)
+    alphas = np.concatenate([[0.0], np.cumsum(a).astype(float)])
+    betas = np.concatenate([np.cumsum(b[::-1])[::-1].astype(float), [0.0]])
+    alphas[-1] = 1.0  # the total P mass is 1 within 1e-9; pin the end of the domain
+    curve = _make_curve(alphas, betas, label)
+    if not curve.is_convex:
+        # Neyman-Pearson curves are convex; a violation is rounding (a beta of 1 - 2e-18
+        # stored as 1.0), removed by taking the lower convex hull of the breakpoints
+        curve = _make_curve(*_lower_hull(curve.alphas, curve.betas), label)
+    return curve
+
+
+def _atoms_from_curve(f: TradeoffCurve) -> _Atoms:
+    """A pair of finite distributions whose trade-off function is ``f`` (one atom per segment)."""
+    if not f.is_convex:
+        raise InvalidParameterError(
+            f"{f!r} is not convex, so it is not a trade-off function (a pointwise minimum over "
+            "pairs?); tensor the pairs' own curves instead")
+    if f.betas[-1] > 1e-12:
+        raise InvalidParameterError(
+            f"a trade-off function vanishes at alpha = 1, got beta(1) = {f.betas[-1]!r}")
+    if (f.betas > 1.0 - f.alphas + 1e-12).any():
+        raise InvalidParameterError("a trade-off function lies below 1 - alpha")
+    da = np.diff(f.alphas)
+    db = np.maximum(-np.diff(f.betas), 0.0)
+    head = max(1.0 - float(f.betas[0]), 0.0)
+    with np.errstate(divide="ignore"):
+        la = np.log(np.concatenate([[0.0], da]))
+        lb = np.log(np.concatenate([[head], db]))
+    return _merge(la, lb)
+
+
+# ============================================================================ pairs and mechanisms
+
+
+def _as_mechanism(m: Any) -> Mechanism:
+    if isinstance(m, Mechanism):
+        return m
+    if isinstance(m, EvidentialMechanism):
+        return m.to_mechanism()
+    raise InvalidMechanismError(
+        f"expected a Mechanism or EvidentialMechanism, got {type(m).__name__}")
+
+
+def _pair_index(m: Mechanism | EvidentialMechanism, x: Any, what: str) -> int:
+    if isinstance(x, int | np.integer) and not isinstance(x, bool):
+        i = int(x)
+        if not 0 <= i < m.n_inputs:
+            raise InvalidParameterError(f"{what} index {i} is outside 0..{m.n_inputs - 1}")
+        return i
+    raise InvalidParameterError(f"{what} must be a row index (int), got {x!r}")
+
+
+def check_pair(m: Mechanism | EvidentialMechanism, pair: Any) -> tuple[int, int]:
+    """Validate an ordered pair of input row indices ``(x, x')``."""
+    try:
+        x, xp = pair
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"pair must be two row indices (x, x'), got {pair!r}"
+                                    ) from None
+    return _pair_index(m, x, "pair[0]"), _pair_index(m, xp, "pair[1]")
+
+
+def _pair_curve(P: np.ndarray, Q: np.ndarray, k: int, label: str) -> TradeoffCurve:
+    A = _atoms_from_pair(P, Q)
+    if k > 1:
+        A = _power(A, k)
+    return _curve_from_atoms(A, label)
+
+
+def tradeoff_function(first: Any, second: Any = None, /, *, pair: Any = None,
+                      k: int = 1) -> TradeoffCurve:
+    r"""The exact trade-off function as breakpoints: ``T(P^k, Q^k)`` or that of a mechanism.
+
+    Two forms:
+
+    * ``tradeoff_function(P, Q, k=1)``: P, Q probability vectors (P is H0).
+    * ``tradeoff_function(mechanism, pair=None, k=1)``: with ``pair = (x, x')`` the curve of
+      ``T(Q[x]^k, Q[x']^k)``; with ``pair=None`` the pointwise minimum over all ordered pairs
+      (see the module notes: it may not be convex). An :class:`EvidentialMechanism` is read
+      over its messages (``to_mechanism()``); for the belief-function curves use
+      :mod:`mechdesign.analysis.belief_tradeoff`.
+
+    ``k`` self-compositions: the same input is fed to k independent copies, and the curve is
+    ``T(P, Q)^{(x) k}``, computed through the privacy-loss atoms (module notes).
+
+    Returns
+    -------
+    TradeoffCurve
+
+    References
+    ----------
+    Dong, Roth & Su 2022 (Gaussian differential privacy), Prop. 2.2 and Neyman-Pearson;
+    ``reference/composition_and_lemmas.md`` s.5.
+    """
+    k = check_int(k, "k", 1)
+    if isinstance(first, Mechanism | EvidentialMechanism):
+        if second is not None:
+            raise InvalidParameterError(
+                "tradeoff_function(mechanism, ...) takes no second distribution; "
+                f"got {second!r} (use pair=(x, x'))")
+        mech = _as_mechanism(first)
+        Qm = mech.matrix
+        suffix = f"^(x){k}" if k > 1 else ""
+        if pair is not None:
+            x, xp = check_pair(mech, pair)
+            return _pair_curve(Qm[x], Qm[xp], k, f"T(Q[{x}], Q[{xp}]){suffix}")
+        n = mech.n_inputs
+        curves: dict[bytes, TradeoffCurve] = {}
+        for x in range(n):
+            for xp in range(n):
+                if x == xp:
+                    continue
+                key = Qm[x].tobytes() + Qm[xp].tobytes()
+                if key not in curves:
+                    curves[key] = _pair_curve(Qm[x], Qm[xp], k, "")
+        label = f"min over pairs of T(Q[x], Q[x']){suffix}"
+        if not curves:  # one input: nothing to tell apart
+            return TradeoffCurve(np.array([0.0, 1.0]), np.array([1.0, 0.0]), label)
+        return lower_envelope(list(curves.values()), label=label)
+    if pair is not None:
+        raise InvalidParameterError("pair applies to a mechanism, not to two distributions")
+    if second is None:
+        raise InvalidParameterError("tradeoff_function(P, Q) needs two distributions")
+    P = _check_distribution(first, "P")
+    Q = _check_distribution(second, "Q")
+    return _pair_curve(P, Q, k, "T(P, Q)" + (f"^(x){k}" if k > 1 else ""))
+
+
+def tradeoff_curve(first: Any, second: Any, third: Any = None, /, *, pair: Any = None,
+                   k: int = 1) -> np.ndarray | float:
+    r"""The exact trade-off function evaluated at ``alphas``.
+
+    * ``tradeoff_curve(P, Q, alphas, k=1)``: ``T(P^k, Q^k)(alphas)``.
+    * ``tradeoff_curve(mechanism, alphas, pair=None, k=1)``: ``T(Q[x]^k, Q[x']^k)(alphas)``
+      for ``pair = (x, x')``, or the pointwise minimum over ordered pairs when ``pair=None``.
+
+    .. math:: T(P, Q)(\alpha) = \inf\{1 - E_Q\phi : E_P \phi \le \alpha\}
+
+    Same shape as ``alphas``. See :func:`tradeoff_function` for the breakpoints.
+    """
+    if isinstance(first, Mechanism | EvidentialMechanism):
+        if third is not None:
+            raise InvalidParameterError(
+                "tradeoff_curve(mechanism, alphas, pair=..., k=...) takes two positional "
+                f"arguments; got a third: {third!r}")
+        return tradeoff_function(first, pair=pair, k=k)(second)
+    if third is None:
+        raise InvalidParameterError("tradeoff_curve(P, Q, alphas) needs alphas")
+    return tradeoff_function(first, second, pair=pair, k=k)(third)
+
+
+# ============================================================================ pointwise minimum
+
+
+def lower_envelope(curves: Sequence[TradeoffCurve], label: str = "") -> TradeoffCurve:
+    r"""The exact pointwise minimum of piecewise-linear curves, crossings included.
+
+    Between two consecutive breakpoints of the union every curve is linear, so the minimum
+    there is the lower envelope of lines, traced by walking from line to line at the
+    crossings. The result is piecewise linear and non-increasing, but need not be convex.
+    """
+    curves = list(curves)
+    if not curves:
+        raise InvalidParameterError("lower_envelope needs at least one curve")
+    if len(curves) == 1:
+        c = curves[0]
+        return TradeoffCurve(c.alphas, c.betas, label or c.label)
+    return _envelope([(c.alphas, c.betas) for c in curves], label)
+
+
+def _envelope(pieces: Sequence[tuple[np.ndarray, np.ndarray]], label: str) -> TradeoffCurve:
+    """:func:`lower_envelope` of raw breakpoint arrays (each with strictly increasing alphas
+    covering [0, 1])."""
+    U = np.unique(np.concatenate([a for a, _ in pieces]))
+    V = np.unique(np.array([np.interp(U, a, b) for a, b in pieces]), axis=0)
+    lo = V.min(axis=0)
+    S = np.diff(V, axis=1)
+    # the line lowest at the left end of each interval (ties: the steepest); when it is also
+    # lowest at the right end it is lowest throughout (differences of lines are linear)
+    left = np.argmin(np.where(V[:, :-1] == lo[:-1], S, np.inf), axis=0)
+    cols = np.arange(len(U) - 1)
+    crossing = np.flatnonzero(V[left, cols + 1] > lo[1:])
+    xs, ys = [U], [lo]
+    for i in crossing:
+        v0, s = V[:, i], S[:, i]
+        cur, t = int(left[i]), 0.0
+        while True:
+            lower = s < s[cur]
+            if not lower.any():
+                break
+            with np.errstate(divide="ignore", invalid="ignore"):
+                tc = (v0 - v0[cur]) / (s[cur] - s)
+            tc = np.where(lower & (tc > t), tc, np.inf)
+            t_next = float(tc.min())
+            if t_next >= 1.0:
+                break
+            hits = np.flatnonzero(tc <= t_next)
+            cur = int(hits[np.argmin(s[hits])])
+            t = t_next
+            xs.append(np.array([U[i] + t * (U[i + 1] - U[i])]))
+            ys.append(np.array([v0[cur] + t * s[cur]]))
+    return _make_curve(np.concatenate(xs), np.concatenate(ys), label)
+
+
+# ============================================================================ f_{eps, delta}
+
+
+def tradeoff_dp(epsilon: float, alphas: Any, delta: float = 0.0) -> np.ndarray | float:
+    r"""The trade-off function of (eps, delta)-DP (Dong, Roth & Su 2022, Prop. 2.4):
+
+    .. math:: f_{\varepsilon,\delta}(\alpha) = \max\{0,\ 1 - \delta - e^\varepsilon \alpha,
+              \ e^{-\varepsilon}(1 - \delta - \alpha)\}
+
+    (``reference/belief_ldp.md`` s.3). Binary randomized response RR(eps) has exactly
+    ``f_{eps, 0}``. Same shape as ``alphas``; ``epsilon = inf`` gives ``1 - delta`` at 0 and 0
+    elsewhere.
+    """
+    eps = check_epsilon(epsilon, allow_inf=True)
+    d = check_delta(delta)
+    x = _check_alphas(alphas)
+    up = math.exp(eps) if eps < 709 else math.inf
+    down = math.exp(-eps)
+    with np.errstate(invalid="ignore", over="ignore"):
+        first = np.where(x > 0, 1.0 - d - up * x, 1.0 - d)
+    return np.maximum(np.maximum(first, down * (1.0 - d - x)), 0.0)
+
+
+def tradeoff_function_dp(epsilon: float, delta: float = 0.0) -> TradeoffCurve:
+    r"""``f_{eps, delta}`` as breakpoints: ``(0, 1 - delta)``, the kink at
+    ``alpha* = (1 - delta)/(1 + e^eps)``, then ``(1 - delta, 0)`` and ``(1, 0)``."""
+    eps = check_epsilon(epsilon)
+    d = check_delta(delta)
+    kink = (1.0 - d) / (1.0 + math.exp(eps)) if eps < 709 else 0.0
+    a = np.array([0.0, kink, 1.0 - d, 1.0])
+    b = np.array([1.0 - d, math.exp(-eps) * (1.0 - d - kink), 0.0, 0.0])
+    return _make_curve(a, b, f"f_({eps:g}, {d:g})")
+
+
+def epsilon_of_tradeoff(f: TradeoffCurve) -> float:
+    r"""The smallest eps with ``f >= f_{eps, 0}`` everywhere.
+
+    ``f`` is piecewise linear and ``f_eps`` convex, so it suffices to check the breakpoints:
+    ``eps = max_j max(ln((1 - beta_j)/alpha_j), ln((1 - alpha_j)/beta_j))`` (terms with a
+    non-positive numerator are skipped; a zero denominator gives ``inf``). For ``T(P, Q)`` this
+    is the pure-DP epsilon of the pair in both directions.
+
+    Breakpoints are doubles: a type II error within ~1e-16 of 1 (a power below 1e-16, e.g. an
+    output of probability 1e-18 that the other input never produces) is stored as 1, and the
+    epsilon it implies is not seen. For the exact value of a mechanism use
+    :func:`~mechdesign.analysis.privacy.epsilon_ldp`.
+    """
+    a, b = f.alphas, f.betas
+    num = np.concatenate([1.0 - b, 1.0 - a])
+    den = np.concatenate([a, b])
+    live = num > 1e-15
+    if not live.any():
+        return 0.0
+    if (den[live] <= 0).any():
+        return math.inf
+    return float(max(np.max(np.log(num[live]) - np.log(den[live])), 0.0))
+
+
+# ============================================================================ tensor products
+
+
+def _as_atoms(item: Any) -> _Atoms:
+    if isinstance(item, TradeoffCurve):
+        return _atoms_from_curve(item)
+    try:
+        P, Q = item
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"expected a TradeoffCurve or a pair (P, Q) of distributions, got {item!r}"
+        ) from None
+    return _atoms_from_pair(_check_distribution(P, "P"), _check_distribution(Q, "Q"))
+
+
+def tensor_product(*factors: Any) -> TradeoffCurve:
+    r"""``f (x) g (x) ...``: the trade-off function of the product pair.
+
+    .. math:: T(P_1, Q_1) \otimes T(P_2, Q_2) = T(P_1 \times P_2, Q_1 \times Q_2)
+
+    Each factor is a convex :class:`TradeoffCurve` (read as the canonical pair with one atom
+    per segment) or a pair ``(P, Q)`` of probability vectors (more precise for tiny masses).
+    Example: ``tensor_product(tradeoff_function_dp(eps), tradeoff_function_dp(eps))`` is
+    ``max{0, 1 - e^{2eps} a, 2/(1+e^eps) - a, e^{-2eps}(1 - a)}`` (Li et al. 2022, Cor 3.6).
+    (Dong, Roth & Su 2022, Def. 3.1; ``reference/composition_and_lemmas.md`` s.5.)
+    """
+    if not factors:
+        raise InvalidParameterError("tensor_product needs at least one factor")
+    A = _as_atoms(factors[0])
+    for item in factors[1:]:
+        A = _convolve(A, _as_atoms(item))
+    return _curve_from_atoms(A, " (x) ".join(
+        f.label if isinstance(f, TradeoffCurve) and f.label else "T" for f in factors))
+
+
+def tensor_power(f: Any, k: int) -> TradeoffCurve:
+    """``f^{(x) k}`` by repeated squaring of the privacy-loss atoms (see :func:`tensor_product`)."""
+    k = check_int(k, "k", 1)
+    label = f.label if isinstance(f, TradeoffCurve) and f.label else "T"
+    return _curve_from_atoms(_power(_as_atoms(f), k), f"{label}^(x){k}")
+
+
+# ============================================================================ duality
+
+
+def convex_conjugate(f: TradeoffCurve, y: Any) -> np.ndarray | float:
+    r"""``f*(y) = sup_{alpha in [0, 1]} (y alpha - f(alpha))``; for piecewise-linear ``f``
+    the sup is attained at a breakpoint. Same shape as ``y``."""
+    yy = np.asarray(y, dtype=float)
+    vals = yy[..., None] * f.alphas - f.betas
+    out = vals.max(axis=-1)
+    return float(out) if out.ndim == 0 else out
+
+
+def delta_from_tradeoff(f: TradeoffCurve, epsilon: Any) -> np.ndarray | float:
+    r"""The primal-dual relation of f-DP (Dong, Roth & Su 2022, Prop. 2.12):
+
+    .. math:: \delta(\varepsilon) = 1 + f^*(-e^\varepsilon)
+              = \max_j \big(1 - \beta_j - e^\varepsilon \alpha_j\big).
+
+    For ``T(P, Q)`` this is the hockey-stick divergence ``H_{e^eps}(Q || P)``; for the
+    pointwise minimum over the ordered pairs of a mechanism it is
+    :func:`~mechdesign.analysis.privacy.delta_ldp`. ``epsilon`` may be an array (may be
+    negative); same shape.
+    """
+    e = np.asarray(epsilon, dtype=float)
+    if np.isnan(e).any():
+        raise InvalidParameterError(f"epsilon must not be NaN, got {epsilon!r}")
+    with np.errstate(over="ignore"):
+        scale = np.exp(e)
+    with np.errstate(invalid="ignore"):
+        terms = 1.0 - f.betas - np.where(f.alphas > 0, scale[..., None] * f.alphas, 0.0)
+    out = np.maximum(terms.max(axis=-1), 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+# ============================================================================ Gaussian DP
+
+
+def tradeoff_gaussian(mu: float, alphas: Any) -> np.ndarray | float:
+    r"""The Gaussian trade-off function ``G_mu = T(N(0, 1), N(mu, 1))`` (Dong, Roth & Su 2022,
+    Def. 2.7):
+
+    .. math:: G_\mu(\alpha) = \Phi(\Phi^{-1}(1 - \alpha) - \mu).
+
+    This is an exact function; it is only as an approximation of a composition (see
+    :func:`gaussian_approximation`) that it is approximate.
+    """
+    m = check_real(mu, "mu")
+    if m < 0:
+        raise InvalidParameterError(f"mu must be >= 0, got {m!r}")
+    x = _check_alphas(alphas)
+    if math.isinf(m):
+        return np.where(x > 0, 0.0, 1.0) if np.ndim(x) else float(x == 0)
+    return stats.norm.cdf(stats.norm.isf(x) - m)
+
+
+@dataclass(frozen=True)
+class GaussianApproximation:
+    r"""A CLT APPROXIMATION of a k-fold composition by Gaussian DP ``G_mu``. Not a bound:
+    the exact composed curve can lie below ``G_mu`` (compare with :func:`tradeoff_function`).
+
+    Attributes
+    ----------
+    mu : float
+        ``2 k KL / sqrt(k kappa2)`` (Dong, Roth & Su 2022, Thm 3.5), maximised over pairs.
+    k : int
+        Number of compositions.
+    is_approximation : bool
+        Always True: a reminder for whoever prints it.
+    """
+
+    mu: float
+    k: int
+    is_approximation: bool = True
+
+    def __call__(self, alphas: Any) -> np.ndarray | float:
+        """``G_mu(alphas)``: the APPROXIMATE composed trade-off."""
+        return tradeoff_gaussian(self.mu, alphas)
+
+
+def _gdp_mu(P: np.ndarray, Q: np.ndarray, k: int) -> float:
+    live = P > 0
+    if ((P > 0) != (Q > 0)).any():  # an infinite loss in either direction
+        return math.inf
+    l = np.log(P[live]) - np.log(Q[live])  # noqa: E741  (log-likelihood ratio under H0)
+    kl = float(P[live] @ l)
+    kappa2 = float(P[live] @ (l * l))
+    if kappa2 == 0.0:
+        return 0.0
+    return 2.0 * math.sqrt(k) * kl / math.sqrt(kappa2)
+
+
+def gaussian_approximation(first: Any, second: Any = None, /, *, k: int = 1,
+                           pair: Any = None) -> GaussianApproximation:
+    r"""Central-limit APPROXIMATION of ``T(P, Q)^{(x) k}`` by ``G_mu`` (never a bound).
+
+    Dong, Roth & Su 2022, Thm 3.5: with ``kl = KL(P || Q) = -int log|f'|`` and
+    ``kappa2 = E_P[ln^2(P/Q)] = int log^2|f'|``, ``f^{(x) k} ~ G_mu`` with
+
+    .. math:: \mu = \frac{2 k\, \mathrm{kl}}{\sqrt{k\, \kappa_2}}.
+
+    For binary RR(eps0): ``mu = 2 sqrt(k) tanh(eps0 / 2)``, which is ``sqrt(k) eps0`` to first
+    order (``reference/composition_and_lemmas.md`` s.5). Forms as in
+    :func:`tradeoff_function`; for a mechanism with ``pair=None`` the largest mu over ordered
+    pairs. ``mu = inf`` when the pair is not mutually absolutely continuous.
+    """
+    k = check_int(k, "k", 1)
+    if isinstance(first, Mechanism | EvidentialMechanism):
+        if second is not None:
+            raise InvalidParameterError("gaussian_approximation(mechanism) takes no second "
+                                        f"distribution; got {second!r}")
+        mech = _as_mechanism(first)
+        Qm = mech.matrix
+        if pair is not None:
+            x, xp = check_pair(mech, pair)
+            return GaussianApproximation(_gdp_mu(Qm[x], Qm[xp], k), k)
+        n = mech.n_inputs
+        mus = [_gdp_mu(Qm[x], Qm[xp], k) for x in range(n) for xp in range(n) if x != xp]
+        return GaussianApproximation(max(mus, default=0.0), k)
+    if second is None:
+        raise InvalidParameterError("gaussian_approximation(P, Q) needs two distributions")
+    P = _check_distribution(first, "P")
+    Q = _check_distribution(second, "Q")
+    return GaussianApproximation(_gdp_mu(P, Q, k), k)

@@ -1,0 +1,249 @@
+"""``mechdesign compare-warner``: Warner versus "don't know", closed form against simulation.
+
+Prints, for one Q_2x3(p, q), the Shafer, Walley and optimal trade-offs (Li et al. 2022, s.4 of
+``reference/belief_ldp.md``) with the exact and the approximate A of Thm 3.10 and simulated
+MSEs with standard errors; then the same on the (c, eps) grid of Figs 1-2 and the (n, eps)
+grid of Fig. 3. With ``--out DIR`` it writes fig1.png, fig2.png, fig3.png and fig5.png
+(fig4.png once the trade-off curves exist: see :func:`figure_4_curves`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..analysis.dont_know import (
+    FIGURE3_DONT_KNOW,
+    FIGURE3_N,
+    FIGURE_C,
+    FIGURE_EPSILONS,
+    FIGURE_N,
+    FIGURE_PI,
+    PathPoint,
+    ShaferPoint,
+    dont_know_analysis,
+    epsilon_q_lambda,
+    shafer_grid,
+    simulate_path,
+)
+from ..analysis.estimation import variance_dont_know, variance_q_lambda
+from ..analysis.simulation import SimulationResult, simulate_dont_know
+from ..errors import InvalidParameterError
+from ._output import fmt, print_table
+
+PATH_LAMBDAS = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""Q_lambda mechanisms simulated for the table and Fig. 5."""
+
+
+def figure_4_curves(p: float, q: float) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
+    """HOOK for Fig. 4: trade-off curves ``{label: (alpha, beta)}`` of Q_2x3(p, q).
+
+    The paper's Fig. 4 draws f_eps and f_2eps against T^op and T^pe (Thm 3.18, Cor 3.19).
+    Those curves belong to ``mechdesign.analysis.tradeoff`` (written separately); until it is
+    wired in here this returns ``None`` and the command skips fig4.png and says so.
+    :func:`mechdesign.plotting.warner.figure_4` draws whatever this returns.
+    """
+    return None
+
+
+def _fmt(x: float, digits: int = 6) -> str:
+    if math.isnan(x):
+        return "nan"
+    return fmt(x) if math.isinf(x) else f"{x:.{digits}g}"
+
+
+def _z(sim: SimulationResult | None, exact: float) -> float:
+    if sim is None or sim.stderr == 0:
+        return math.nan
+    return (sim.mse - exact) / sim.stderr
+
+
+def _num(x: Any) -> Any:
+    """JSON-safe number (inf and NaN become None)."""
+    if isinstance(x, float | np.floating):
+        return float(x) if math.isfinite(x) else None
+    return x
+
+
+def _sim_dict(sim: SimulationResult | None) -> dict | None:
+    if sim is None:
+        return None
+    return {"mse": sim.mse, "stderr": sim.stderr, "variance": sim.variance,
+            "bias": _num(sim.bias), "reps": sim.reps, "redrawn": sim.redrawn}
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    for name in ("c",):
+        for v in getattr(args, name):
+            if not 0 < v <= 1:
+                raise InvalidParameterError(f"--c values must lie in (0, 1], got {v!r}")
+    for v in args.eps:
+        if not 0 < v <= 50:
+            raise InvalidParameterError(f"--eps values must lie in (0, 50], got {v!r}")
+    for v in [args.n, *args.fig3_n]:
+        if v < 1:
+            raise InvalidParameterError(f"survey sizes must be >= 1, got {v!r}")
+    if not 0 <= args.fig3_dont_know < 1:
+        raise InvalidParameterError(
+            f"--fig3-dont-know must lie in [0, 1), got {args.fig3_dont_know!r}")
+    if args.reps != 0 and args.reps < 2:
+        raise InvalidParameterError(f"--reps must be 0 (no simulation) or >= 2, got {args.reps}")
+    if args.seed is not None and args.seed < 0:
+        raise InvalidParameterError(f"--seed must be >= 0, got {args.seed}")
+
+
+def _single_rows(args: argparse.Namespace, seeds: list) -> tuple[list[dict], Any, tuple]:
+    """Rows of the one-mechanism table, the analysis record and the Fig. 5 simulations."""
+    a = dont_know_analysis(args.p, args.q, args.pi, args.n)
+    approx = float(variance_dont_know(args.p, args.q, args.pi, args.n, exact=False))
+    sim_s = (simulate_dont_know(args.p, args.q, args.pi, args.n, args.reps, seeds[0],
+                                workers=args.workers) if args.reps else None)
+    path: tuple[PathPoint, ...] = ()
+    if args.reps:
+        path = simulate_path(a, PATH_LAMBDAS, args.reps, seeds[1], workers=args.workers)
+    rows = [{"mechanism": f"Q_2x3({args.p:g}, {args.q:g})", "semantics": "Shafer",
+             "epsilon": a.epsilon_shafer, "variance_exact_A": a.variance_shafer,
+             "variance_approx_A": approx, "simulated": sim_s}]
+    by_lam = {pt.lam: pt for pt in path}
+    labels = {0.0: ("Q_0 = warner(p)", "Walley (nu^W) / optimal eps^O"),
+              1.0: ("Q_1 = warner(1-q)", "Walley eps^W / optimal (nu^O)")}
+    for lam in PATH_LAMBDAS:
+        mech, sem = labels.get(lam, (f"Q_lambda, lambda = {lam:g}", "Walley completion"))
+        var = float(variance_q_lambda(args.p, args.q, lam, args.pi, args.n))
+        pt = by_lam.get(lam)
+        rows.append({"mechanism": mech, "semantics": sem,
+                     "epsilon": float(epsilon_q_lambda(args.p, args.q, lam)),
+                     "variance_exact_A": var, "variance_approx_A": var,
+                     "simulated": pt.simulated if pt else None})
+    return rows, a, (path, sim_s)
+
+
+def _grid_rows(points: tuple[ShaferPoint, ...], figure: str) -> list[dict]:
+    return [{"figure": figure, "c": pt.c, "n": pt.n, "epsilon": pt.epsilon, "p": pt.p,
+             "q": pt.q, "variance_exact_A": pt.variance, "variance_approx_A": pt.variance_approx,
+             "simulated": pt.simulated} for pt in points]
+
+
+def _table_cells(row: dict) -> tuple[str, ...]:
+    sim = row["simulated"]
+    ex, ap = row["variance_exact_A"], row["variance_approx_A"]
+    rel = (ap / ex - 1.0) if ex and math.isfinite(ex) and math.isfinite(ap) else math.nan
+    return (_fmt(ex), _fmt(ap), f"{rel:+.2e}" if math.isfinite(rel) else "nan",
+            _fmt(sim.mse) if sim else "-", _fmt(sim.stderr, 3) if sim else "-",
+            f"{_z(sim, ex):+.2f}" if sim else "-")
+
+
+def cmd_compare_warner(args: argparse.Namespace) -> int:
+    _check_args(args)
+    root = np.random.SeedSequence(args.seed)
+    seeds = root.spawn(4)
+    rows, analysis, (path, sim_s) = _single_rows(args, seeds[:2])
+    fig12 = shafer_grid(args.c, args.eps, args.pi, args.n, args.reps, seeds[2],
+                        workers=args.workers)
+    fig3 = shafer_grid([1.0 - args.fig3_dont_know], args.eps, args.pi, args.fig3_n,
+                       args.reps, seeds[3], workers=args.workers)
+    grid = _grid_rows(fig12, "1-2") + _grid_rows(fig3, "3")
+
+    written: list[str] = []
+    skipped: dict[str, str] = {}
+    if args.out:
+        from ..plotting.warner import figure_1, figure_2, figure_3, figure_4, figure_5
+
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        figs = {"fig1.png": figure_1(fig12, args.pi), "fig2.png": figure_2(fig12, args.pi),
+                "fig3.png": figure_3(fig3, args.pi),
+                "fig5.png": figure_5(analysis, path, sim_s)}
+        curves = figure_4_curves(args.p, args.q)
+        if curves is None:
+            skipped["fig4.png"] = ("trade-off curves (mechdesign.analysis.tradeoff) are not "
+                                   "wired in yet: see compare_warner.figure_4_curves")
+        else:
+            figs["fig4.png"] = figure_4(curves)
+        for name, fig in sorted(figs.items()):
+            path_out = out / name
+            fig.savefig(path_out, dpi=120)
+            written.append(str(path_out))
+
+    if args.json:
+        def clean(r: dict) -> dict:
+            return {k: (_sim_dict(v) if k == "simulated" else _num(v)) for k, v in r.items()}
+        print(json.dumps({
+            "parameters": {"p": args.p, "q": args.q, "pi": args.pi, "n": args.n,
+                           "c": list(args.c), "eps": list(args.eps),
+                           "fig3_n": list(args.fig3_n), "fig3_dont_know": args.fig3_dont_know,
+                           "reps": args.reps, "seed": root.entropy},
+            "analysis": {k: _num(v) for k, v in analysis.as_dict().items()
+                         if k not in ("lambdas", "epsilon_lambda", "variance_lambda",
+                                      "rectangle")},
+            "rectangle": {k: _num(v) for k, v in analysis.rectangle.__dict__.items()},
+            "mechanism": [clean(r) for r in rows],
+            "grid": [clean(r) for r in grid],
+            "figures": written, "skipped": skipped}, indent=2))
+        return 0
+
+    print(f"Warner versus \"don't know\": pi = {args.pi:g}, n = {args.n}, reps = {args.reps}, "
+          f"seed = {root.entropy}")
+    print("variance: exact A = E[1/M | M > 0] (Thm 3.10) and the seed's A ~ 1/((n+1)c - 1); "
+          "simulated: MSE over the surveys, s.e. of the MSE, z = (MSE - exact)/s.e.")
+    print()
+    hdr = ("mechanism", "semantics", "epsilon", "exact A", "approx A", "approx/exact-1",
+           "simulated", "s.e.", "z")
+    print_table([(r["mechanism"], r["semantics"], _fmt(r["epsilon"]), *_table_cells(r))
+                 for r in rows], hdr)
+    r = analysis.rectangle
+    print(f"Fig. 5 rectangle: eps in [{_fmt(r.epsilon_low)}, {_fmt(r.epsilon_high)}], "
+          f"nu in [{_fmt(r.variance_low)}, {_fmt(r.variance_high)}]")
+    print()
+    hdr = ("fig", "c", "n", "epsilon", "p", "q", "exact A", "approx A", "approx/exact-1",
+           "simulated", "s.e.", "z")
+    print_table([(g["figure"], f"{g['c']:g}", str(g["n"]), f"{g['epsilon']:g}",
+                  _fmt(g["p"], 5), _fmt(g["q"], 5), *_table_cells(g)) for g in grid], hdr)
+    for name in written:
+        print(f"wrote {name}")
+    for name, why in skipped.items():
+        print(f"skipped {name}: {why}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    cmd = sub.add_parser(
+        "compare-warner", help="Warner versus \"don't know\": exact variances, simulation, "
+                               "the paper's figures",
+        description="Compare Warner's randomized response with the \"don't know\" mechanism "
+                    "Q_2x3(p, q) of Li et al. 2022: Shafer, Walley and optimal privacy losses, "
+                    "Thm 3.10 with the exact and the approximate A, simulated MSEs with "
+                    "standard errors, and (with --out) PNGs of Figs 1, 2, 3 and 5. "
+                    "Defaults where the paper is silent: pi = 0.3, n = 100, "
+                    "c in {1, .9, .8, .7, .6, .5}, eps in (0, 4].")
+    cmd.add_argument("--p", type=float, default=0.6,
+                     help="truth probability of the single mechanism (> 1/2; default 0.6)")
+    cmd.add_argument("--q", type=float, default=0.2,
+                     help="lie probability of the single mechanism (default 0.2)")
+    cmd.add_argument("--pi", type=float, default=FIGURE_PI,
+                     help=f"true proportion (default {FIGURE_PI})")
+    cmd.add_argument("--n", type=int, default=FIGURE_N,
+                     help=f"respondents per survey (default {FIGURE_N})")
+    cmd.add_argument("--c", type=float, nargs="+", default=list(FIGURE_C), metavar="C",
+                     help="grid of c = p + q for Figs 1-2 (default 1 .9 .8 .7 .6 .5)")
+    cmd.add_argument("--eps", type=float, nargs="+", default=list(FIGURE_EPSILONS),
+                     metavar="EPS", help="Shafer losses of the simulated points "
+                                         "(default 0.5 1 ... 4)")
+    cmd.add_argument("--fig3-n", type=int, nargs="+", default=list(FIGURE3_N), metavar="N",
+                     help="survey sizes of Fig. 3 (default 10 100 500 1000)")
+    cmd.add_argument("--fig3-dont-know", type=float, default=FIGURE3_DONT_KNOW, metavar="D",
+                     help="\"don't know\" probability 1 - p - q of Fig. 3 (default 0.1)")
+    cmd.add_argument("--reps", type=int, default=1000,
+                     help="simulated surveys per point (0: closed forms only; default 1000)")
+    cmd.add_argument("--seed", type=int, default=None,
+                     help="root seed (default: fresh entropy, printed so a run can be repeated)")
+    cmd.add_argument("--workers", type=int, default=1,
+                     help="processes for the simulations (results do not depend on it)")
+    cmd.add_argument("--out", metavar="DIR", help="write fig1.png, fig2.png, fig3.png, fig5.png")
+    cmd.add_argument("--json", action="store_true", help="machine-readable output")
+    cmd.set_defaults(func=cmd_compare_warner)

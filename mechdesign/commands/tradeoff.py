@@ -1,0 +1,109 @@
+"""``mechdesign tradeoff``: the exact hypothesis-testing trade-off curve of a mechanism."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+from .. import catalog
+from ..analysis.belief_tradeoff import optimistic_function, pessimistic_function
+from ..analysis.privacy import epsilon_ldp, epsilon_sldp, epsilon_wldp
+from ..analysis.tradeoff import (
+    TradeoffCurve,
+    epsilon_of_tradeoff,
+    tradeoff_dp,
+    tradeoff_function,
+)
+from ..errors import InvalidParameterError
+from ..evidential import EvidentialMechanism
+from ..mechanism import Mechanism
+from ._output import fmt, print_table
+from .check import _describe, resolve_mechanism
+
+KINDS = ("auto", "ordinary", "pessimistic", "optimistic")
+
+
+def _curve(m: Mechanism | EvidentialMechanism, kind: str, pair: tuple[int, int] | None,
+           k: int) -> tuple[TradeoffCurve, float]:
+    """The curve and the epsilon of its reference ``f_{k eps}`` (basic composition)."""
+    if kind == "ordinary":
+        return tradeoff_function(m, pair=pair, k=k), k * epsilon_ldp(m)
+    if kind == "pessimistic":
+        return pessimistic_function(m, pair, k), k * epsilon_sldp(m)
+    return optimistic_function(m, pair, k), k * epsilon_wldp(m)
+
+
+def _num(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def cmd_tradeoff(args: argparse.Namespace) -> int:
+    m = resolve_mechanism(args.source, args.params)
+    kind = args.kind
+    if kind == "auto":
+        kind = "pessimistic" if isinstance(m, EvidentialMechanism) else "ordinary"
+    if args.k < 1:
+        raise InvalidParameterError(f"--k must be >= 1, got {args.k}")
+    pair = tuple(args.pair) if args.pair is not None else None
+    curve, ref_eps = _curve(m, kind, pair, args.k)
+    if args.epsilon is not None:
+        if not args.epsilon >= 0:
+            raise InvalidParameterError(f"--epsilon must be >= 0, got {args.epsilon!r}")
+        ref_eps = args.epsilon
+    own_eps = epsilon_of_tradeoff(curve)
+    ref = tradeoff_dp(ref_eps, curve.alphas, 0.0) if math.isfinite(ref_eps) else None
+    if args.out:
+        from ..plotting.tradeoff import plot_tradeoff
+
+        fig = plot_tradeoff({curve.label: curve}, ref_eps,
+                            title=f"{kind} trade-off, k = {args.k}")
+        out = Path(args.out)
+        fig.savefig(out, dpi=120)
+    if args.json:
+        print(json.dumps({
+            "mechanism": _describe(m), "kind": kind, "label": curve.label,
+            "pair": list(pair) if pair else None, "k": args.k,
+            "reference_epsilon": _num(ref_eps), "curve_epsilon": _num(own_eps),
+            "convex": curve.is_convex,
+            "breakpoints": [{"alpha": a, "beta": b} for a, b in curve.as_rows()],
+            "png": str(args.out) if args.out else None}, indent=2))
+        return 0
+    print(_describe(m))
+    print(f"{kind} trade-off {curve.label}, k = {args.k}: {len(curve)} breakpoints"
+          + ("" if curve.is_convex else " (not convex: no single pair has this curve)"))
+    print(f"smallest eps with curve >= f_eps: {fmt(own_eps)}; reference f_eps at eps = "
+          f"{fmt(ref_eps)}")
+    header = ("alpha", "beta", f"f_eps (eps={fmt(ref_eps)})")
+    rows = [(fmt(a), fmt(b), fmt(float(r)) if ref is not None else "-")
+            for (a, b), r in zip(curve.as_rows(),
+                                 ref if ref is not None else [None] * len(curve), strict=True)]
+    print_table(rows, header)
+    if args.out:
+        print(f"wrote {args.out}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "tradeoff", help="exact hypothesis-testing trade-off curve of a mechanism",
+        description="Print the exact breakpoints (alpha, beta) of the trade-off function of a "
+                    "catalog mechanism (NAME key=value ...) or a mechanism file, with f_eps "
+                    "for reference. Kinds: ordinary T(Q[x], Q[x']) (evidential mechanisms over "
+                    "their messages), pessimistic T^pe and optimistic T^op (Li et al. 2022). "
+                    "Catalog names: " + ", ".join(catalog.CATALOG))
+    p.add_argument("source", help="catalog name or mechanism file")
+    p.add_argument("params", nargs="*", help="catalog parameters as key=value")
+    p.add_argument("--kind", choices=KINDS, default="auto",
+                   help="auto: pessimistic for evidential mechanisms, ordinary otherwise")
+    p.add_argument("--pair", type=int, nargs=2, metavar=("X", "XP"),
+                   help="input rows (H0: X, H1: XP); default: pointwise minimum over all "
+                        "ordered pairs")
+    p.add_argument("--k", type=int, default=1, help="number of self-compositions (default 1)")
+    p.add_argument("--epsilon", type=float, metavar="EPS",
+                   help="epsilon of the reference f_eps (default: k times the mechanism's "
+                        "LDP / SLDP / WLDP epsilon, matching --kind)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--out", metavar="FILE.png", help="also write a PNG of beta against alpha")
+    p.set_defaults(func=cmd_tradeoff)

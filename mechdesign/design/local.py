@@ -1,0 +1,85 @@
+r"""Local optimisation of information objectives under notions without a staircase theorem.
+
+Minorise-maximise. Both information objectives are convex in Q, so their linearisation at
+``Q_t`` is a global lower bound (in the Loewner order for the Fisher information):
+
+* mutual information: ``MI(Q) >= <G(Q_t), Q>`` with ``G[x, y] = pi_x ln(Q_t[x,y] / (pi Q_t)_y)``
+  (equality at Q_t by positive homogeneity), so each step is an LP;
+* estimation: ``I(Q) >= L_t(Q) = Q A^T + A Q^T - A diag(pi^T Q) A^T`` with
+  ``A = Q_t diag(1 / (pi^T Q_t))``, and each criterion is decreasing in the Loewner order,
+  so ``crit(I(Q)) <= crit(L_t(Q))``; each step is a convex program.
+
+Every step keeps all privacy and user constraints and never worsens the objective. The result
+is a local optimum (reported as such), best of several starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cvxpy as cp
+import numpy as np
+from scipy.linalg import null_space
+
+from .certify import clean
+from .objectives import (
+    EstimationVariance,
+    InformationObjective,
+    MutualInformation,
+    criterion_expression,
+)
+
+
+def starts(k: int, n: int, seed: int = 0, count: int = 3) -> list[np.ndarray]:
+    """A randomized-response-like start and random Dirichlet starts (reproducible)."""
+    out = [np.eye(k, n) * 2.0 + 1.0]
+    rng = np.random.default_rng(seed)
+    out += [rng.dirichlet(np.ones(n), size=k) + 1e-3 for _ in range(count - 1)]
+    return [Q / Q.sum(axis=1, keepdims=True) for Q in out]
+
+
+def _step(objective: InformationObjective, Q: cp.Expression, Qt: np.ndarray
+          ) -> cp.Expression:
+    """The convex surrogate to minimise at ``Qt``."""
+    if isinstance(objective, MutualInformation):
+        return -cp.sum(cp.multiply(objective.linearized(Qt), Q))
+    assert isinstance(objective, EstimationVariance)
+    k = Qt.shape[0]
+    lam = objective.prior @ Qt
+    A = np.where(lam > 0, Qt / np.where(lam > 0, lam, 1.0), 0.0)
+    L = Q @ A.T + A @ Q.T - A @ cp.diag(objective.prior @ Q) @ A.T
+    U = null_space(np.ones((1, k)))
+    M = U.T @ L @ U
+    WU = None if objective.weights is None else objective.weights @ U
+    return criterion_expression((M + M.T) / 2, objective.criterion, WU)
+
+
+def solve_local(objective: InformationObjective, feasible: Callable[[], tuple],
+                solve: Callable[[cp.Problem], None], k: int, n: int,
+                max_iter: int = 40, rtol: float = 1e-7) -> tuple[np.ndarray, float, int]:
+    """Best local optimum over :func:`starts`; returns (Q, value, total iterations).
+
+    ``feasible()`` returns a fresh ``(Q expression, constraints)``; ``solve(problem)`` runs
+    the solver (raising on failure).
+    """
+    sign = -1.0 if objective.sense == "maximize" else 1.0
+    best_Q, best, total = None, np.inf, 0
+    for Q0 in starts(k, n):
+        Qt, current = Q0, np.inf  # the start need not be feasible: always take step 1
+        for _ in range(max_iter):
+            Qexpr, cons = feasible()
+            prob = cp.Problem(cp.Minimize(_step(objective, Qexpr, Qt)), cons)
+            solve(prob)
+            total += 1
+            if Qexpr.value is None:
+                break
+            Qn = clean(Qexpr.value)
+            new = sign * objective.evaluate(Qn)
+            improved = new < current - rtol * max(abs(current), 1.0)
+            if new <= current:
+                Qt, current = Qn, new
+            if not improved:
+                break
+        if current < best:
+            best_Q, best = Qt, current
+    return best_Q, sign * best, total

@@ -1,0 +1,386 @@
+"""DesignProblem: a privacy notion, an objective, sizes and user constraints -> a certified
+optimal mechanism (:class:`~mechdesign.design.result.DesignResult`)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+
+from .. import catalog
+from .._validation import check_int, check_labels
+from ..analysis.privacy import EPSILON_TOL
+from ..errors import InvalidParameterError, SizeLimitError, SolverFailedError
+from ..evidential import EvidentialMechanism
+from ..mechanism import Mechanism
+from . import local, staircase
+from .certify import certify
+from .notions import LDP, Notion
+from .objectives import (
+    CustomObjective,
+    EstimationVariance,
+    InformationObjective,
+    Objective,
+)
+from .result import Certificate, DesignResult, Status
+from .solvers import choose_solver, solver_options
+
+MAX_EVIDENTIAL_OUTPUTS = 10
+"""Evidential design enumerates the 2^m - 1 messages and 2^m events: m <= 10 outputs."""
+
+_STATUS = {
+    cp.OPTIMAL: Status.OPTIMAL, cp.OPTIMAL_INACCURATE: Status.INACCURATE,
+    cp.INFEASIBLE: Status.INFEASIBLE, cp.INFEASIBLE_INACCURATE: Status.INFEASIBLE,
+    cp.UNBOUNDED: Status.UNBOUNDED, cp.UNBOUNDED_INACCURATE: Status.UNBOUNDED,
+}
+
+
+class DesignProblem:
+    r"""Find the mechanism that optimises ``objective`` subject to ``privacy``.
+
+    Parameters
+    ----------
+    privacy : Notion
+        :class:`LDP`, :class:`ApproxLDP`, :class:`DeletionLDP`, :class:`MetricDP`,
+        :class:`SLDP` or :class:`WLDP` (the last two design an evidential mechanism).
+    objective : Objective or callable
+        :class:`ExpectedLoss`, :class:`WorstCaseLoss`, :class:`MutualInformation`,
+        :class:`EstimationVariance`, or a callable ``Q -> cvxpy expression`` (minimised).
+    n_outputs, outputs : int or sequence, optional
+        The output alphabet. Default: the loss's columns, else the staircase optimum's
+        support (information objectives), else ``n_inputs``. For evidential notions,
+        ``outputs`` are the labels Y and the columns are the messages ``focal_sets``
+        (default: every non-empty subset of Y; at most 10 outputs).
+    inputs : sequence, optional
+        Input labels; their number must match the objective's.
+    focal_sets : sequence of collections, optional
+        Evidential notions only: the allowed messages.
+    constraints : mapping of name -> callable, optional
+        Each callable takes the cvxpy expression Q (rows inputs) and returns a constraint or
+        a list of constraints. Dual values come back under the same name.
+    """
+
+    def __init__(self, privacy: Notion, objective: Objective | Callable, *,
+                 n_outputs: int | None = None, outputs: Sequence | None = None,
+                 inputs: Sequence | None = None, n_inputs: int | None = None,
+                 focal_sets: Sequence | None = None,
+                 constraints: Mapping[str, Callable] | None = None) -> None:
+        if not isinstance(privacy, Notion):
+            raise InvalidParameterError(
+                f"privacy must be a notion such as md.LDP(epsilon=1), got {privacy!r}")
+        if callable(objective) and not isinstance(objective, Objective):
+            objective = CustomObjective(objective)
+        if not isinstance(objective, Objective):
+            raise InvalidParameterError(
+                f"objective must be an Objective or a callable, got {objective!r}")
+        self.privacy, self.objective = privacy, objective
+        self.constraints = dict(constraints or {})
+        for name, fn in self.constraints.items():
+            if not callable(fn):
+                raise InvalidParameterError(f"constraint {name!r} is not callable: {fn!r}")
+        self.k = self._resolve_inputs(inputs, n_inputs)
+        self.inputs = check_labels(inputs, self.k, "inputs")
+        self._outputs_given = outputs is not None or n_outputs is not None
+        if privacy.evidential:
+            self._init_evidential(outputs, n_outputs, focal_sets)
+        else:
+            if focal_sets is not None:
+                raise InvalidParameterError("focal_sets need an evidential notion (SLDP, WLDP)")
+            self._init_ordinary(outputs, n_outputs)
+
+    # ------------------------------------------------------------------ sizes
+    def _resolve_inputs(self, inputs: Sequence | None, n_inputs: int | None) -> int:
+        sizes = {}
+        if self.objective.n_inputs is not None:
+            sizes["objective"] = self.objective.n_inputs
+        if inputs is not None:
+            sizes["inputs"] = len(tuple(inputs))
+        if n_inputs is not None:
+            sizes["n_inputs"] = check_int(n_inputs, "n_inputs", 2)
+        if not sizes:
+            raise InvalidParameterError(
+                "the number of inputs is unknown: give inputs=, n_inputs= or an objective "
+                "with a loss or prior")
+        if len(set(sizes.values())) > 1:
+            raise InvalidParameterError(f"inconsistent numbers of inputs: {sizes}")
+        k = next(iter(sizes.values()))
+        if k < 2:
+            raise InvalidParameterError(f"a design needs at least 2 inputs, got {k}")
+        return k
+
+    def _init_ordinary(self, outputs: Sequence | None, n_outputs: int | None) -> None:
+        sizes = {}
+        if outputs is not None:
+            sizes["outputs"] = len(tuple(outputs))
+        if n_outputs is not None:
+            sizes["n_outputs"] = check_int(n_outputs, "n_outputs", 1)
+        if self.objective.n_outputs is not None:
+            sizes["loss columns"] = self.objective.n_outputs
+        if len(set(sizes.values())) > 1:
+            raise InvalidParameterError(f"inconsistent numbers of outputs: {sizes}")
+        self.n = next(iter(sizes.values())) if sizes else self.k
+        self.outputs = check_labels(outputs, self.n, "outputs")
+        self.focal_sets = None
+        self.focal_masks = None
+
+    def _init_evidential(self, outputs: Sequence | None, n_outputs: int | None,
+                         focal_sets: Sequence | None) -> None:
+        if outputs is None and n_outputs is None:
+            raise InvalidParameterError(
+                f"{type(self.privacy).__name__} designs an evidential mechanism: give the "
+                "output labels (outputs=[...]) or n_outputs")
+        labels = check_labels(outputs, len(tuple(outputs)) if outputs is not None
+                              else check_int(n_outputs, "n_outputs", 1), "outputs")
+        m = len(labels)
+        if m > MAX_EVIDENTIAL_OUTPUTS:
+            raise SizeLimitError(
+                f"evidential design enumerates 2^m messages; m = {m} outputs exceeds "
+                f"{MAX_EVIDENTIAL_OUTPUTS}")
+        if focal_sets is None:
+            fsets = [frozenset(c) for r in range(1, m + 1)
+                     for c in itertools.combinations(labels, r)]
+        else:
+            probe = EvidentialMechanism(np.full((1, len(focal_sets)), 1 / len(focal_sets)),
+                                        focal_sets, outputs=labels)
+            fsets = list(probe.focal_sets)
+        probe = EvidentialMechanism(np.full((1, len(fsets)), 1 / len(fsets)), fsets,
+                                    outputs=labels)
+        self.outputs = labels
+        self.focal_sets = tuple(fsets)
+        self.focal_masks = probe.focal_masks
+        self.n = len(fsets)
+        if self.objective.n_outputs is not None and self.objective.n_outputs != self.n:
+            raise InvalidParameterError(
+                f"the loss has {self.objective.n_outputs} columns but there are {self.n} "
+                "messages (focal sets)")
+
+    # ------------------------------------------------------------------ building
+    def _context(self) -> dict:
+        return {"inputs": self.inputs, "focal_masks": self.focal_masks,
+                "n_labels": len(self.outputs) if self.focal_sets is not None else None}
+
+    def _feasible(self, n: int | None = None) -> tuple[cp.Expression, dict[str, list], dict]:
+        """Q, named constraint groups (rows, privacy, user's) and the build context."""
+        n = self.n if n is None else n
+        context = self._context()
+        Q, groups = self.privacy.formulate(self.k, n, context)
+        groups = {"rows": [cp.sum(Q, axis=1) == 1], **groups}
+        for name, fn in self.constraints.items():
+            if name in groups:
+                raise InvalidParameterError(f"constraint name {name!r} is reserved")
+            made = fn(Q)
+            groups[name] = list(made) if isinstance(made, list | tuple) else [made]
+        return Q, groups, context
+
+    def to_cvxpy(self) -> tuple[cp.Problem, cp.Expression]:
+        """The plain cvxpy problem and the expression Q (its ``.value`` is the matrix).
+
+        Only for objectives that compile to cvxpy; information objectives are solved by
+        the staircase programs or locally (see :meth:`solve`).
+        """
+        prob, Q, _, _ = self._compile()
+        return prob, Q
+
+    def _compile(self) -> tuple[cp.Problem, cp.Expression, dict[str, list], dict]:
+        if isinstance(self.objective, InformationObjective):
+            raise InvalidParameterError(
+                f"{type(self.objective).__name__} is not a convex expression of Q (it is "
+                "maximised through staircase programs); to_cvxpy needs a loss objective")
+        Q, groups, context = self._feasible()
+        expr, extra = self.objective.expression(Q)
+        cons = [c for g in groups.values() for c in g] + extra
+        sense = cp.Maximize if self.objective.sense == "maximize" else cp.Minimize
+        return cp.Problem(sense(expr), cons), Q, groups, context
+
+    def _build(self, C: np.ndarray) -> Mechanism | EvidentialMechanism:
+        if self.focal_sets is not None:
+            return EvidentialMechanism(C, self.focal_sets, self.inputs, self.outputs)
+        outputs = self.outputs if C.shape[1] == self.n else None
+        return Mechanism(C, self.inputs, outputs)
+
+    # ------------------------------------------------------------------ solving
+    def solve(self, solver: str | None = None, **options: Any) -> DesignResult:
+        """Solve, certify (clean, re-measure, repair) and return a :class:`DesignResult`."""
+        if isinstance(self.objective, InformationObjective):
+            return self._solve_information(solver, options)
+        t0 = time.perf_counter()
+        prob, Q, groups, context = self._compile()
+        build_time = time.perf_counter() - t0
+        name = choose_solver(prob, solver)
+        t1 = time.perf_counter()
+        status, error = self._run(prob, name, options)
+        solve_time = time.perf_counter() - t1
+        notes = self._context_notes(context)
+        if status in (Status.OPTIMAL, Status.INACCURATE) and Q.value is not None:
+            value = float(prob.value)
+            return self._certified(Q.value, value, status, name, "global",
+                                   self.privacy_formulation(), build_time, solve_time,
+                                   self._duals(groups), notes)
+        return DesignResult(status=status, value=None, solver_value=None, optimum="global",
+                            certificate=None, duals={}, solver=name,
+                            formulation=self.privacy_formulation(), build_time=build_time,
+                            solve_time=solve_time, notes=notes,
+                            user_constraints=tuple(self.constraints), _unavailable=error)
+
+    def _run(self, prob: cp.Problem, name: str, options: dict) -> tuple[Status, str]:
+        try:
+            prob.solve(solver=name, **solver_options(name, options))
+        except cp.SolverError as exc:
+            return Status.SOLVER_ERROR, f"{name} failed: {exc}"
+        status = _STATUS.get(prob.status, Status.SOLVER_ERROR)
+        msg = "" if status is not Status.SOLVER_ERROR else (
+            f"{name} stopped with status {prob.status!r} (time limit or numerical trouble)")
+        return status, msg
+
+    @staticmethod
+    def _duals(groups: dict[str, list]) -> dict[str, Any]:
+        out = {}
+        for name, cons in groups.items():
+            vals = [c.dual_value for c in cons]
+            out[name] = vals[0] if len(vals) == 1 else vals
+        return out
+
+    def _context_notes(self, context: dict) -> tuple[str, ...]:
+        notes = []
+        if "spanner_dilation" in context and getattr(self.privacy, "spanner", None):
+            notes.append(f"metric privacy on a greedy {self.privacy.spanner}-spanner: "
+                         f"{context['n_privacy_pairs']} pairs, measured dilation "
+                         f"{context['spanner_dilation']:.6g} (epsilon divided by it)")
+        elif "n_privacy_pairs" in context:
+            notes.append(f"metric privacy: {context['n_privacy_pairs']} constrained pairs")
+        return tuple(notes)
+
+    def privacy_formulation(self) -> str:
+        return f"{type(self.privacy).__name__} LP/convex formulation (design_formulations.md)"
+
+    def _certified(self, Q: np.ndarray, solver_value: float | None, status: Status,
+                   solver: str, optimum: str, formulation: str, build_time: float,
+                   solve_time: float, duals: dict, notes: tuple[str, ...],
+                   structure: dict | None = None) -> DesignResult:
+        mech, C, cert = certify(Q, self.privacy, self._build, self.objective.evaluate,
+                                solver_value)
+        notes = list(notes)
+        if cert.repair_weight > 0:
+            notes.append(f"the cleaned solver matrix missed the privacy target; mixed with "
+                         f"the column-mean row at weight {cert.repair_weight:.3g}")
+        if not cert.met:
+            notes.append("the returned matrix does NOT meet the privacy target")
+        return DesignResult(
+            status=status if cert.met else Status.INACCURATE,
+            value=self.objective.evaluate(C), solver_value=solver_value, optimum=optimum,
+            certificate=cert, duals=duals, solver=solver, formulation=formulation,
+            build_time=build_time, solve_time=solve_time, notes=tuple(notes),
+            structure=structure or {}, user_constraints=tuple(self.constraints),
+            _mechanism=mech if cert.met else None,
+            _unavailable="" if cert.met else (
+                f"measured {cert.achieved!r} exceeds the target {cert.target!r} even after "
+                "repair"))
+
+    # ------------------------------------------------------------------ information
+    def _staircase_applies(self) -> bool:
+        return (self.privacy.staircase and not self.constraints
+                and (self.k <= staircase.MAX_STAIRCASE_K or self._symmetric()))
+
+    def _symmetric(self) -> bool:
+        return (isinstance(self.objective, EstimationVariance) and self.objective.symmetric
+                and self.focal_sets is None and isinstance(self.privacy, LDP)
+                and not self._outputs_given)
+
+    def _solve_information(self, solver: str | None, options: dict) -> DesignResult:
+        eps = self.privacy.epsilon  # type: ignore[attr-defined]
+        t0 = time.perf_counter()
+        if self._staircase_applies():
+            if self._symmetric():
+                return self._solve_symmetric(eps, t0)
+            if isinstance(self.objective, EstimationVariance):
+                sol = staircase.solve_estimation(self.objective, eps, solver, **options)
+                form = "staircase convex program over 2^k - 1 patterns"
+            else:
+                sol = staircase.solve_sublinear(self.objective, eps)
+                form = "staircase LP over 2^k - 1 patterns"
+            elapsed = time.perf_counter() - t0
+            Q = self._fit_columns(sol.Q)
+            if Q is not None:
+                return self._certified(Q, sol.value, Status.OPTIMAL, sol.solver, "global",
+                                       form, 0.0, elapsed, {}, ())
+            note = (f"the staircase optimum needs {sol.Q.shape[1]} outputs but only "
+                    f"{self.n} are allowed: solved locally")
+        else:
+            note = ("no exact program is known for this notion with this objective"
+                    if not self.privacy.staircase else
+                    "user constraints present" if self.constraints else
+                    f"k = {self.k} exceeds the staircase limit {staircase.MAX_STAIRCASE_K}")
+            note += ": local optimum (minorise-maximise from 3 starts)"
+        return self._solve_local(solver, options, t0, note)
+
+    def _fit_columns(self, Q: np.ndarray) -> np.ndarray | None:
+        """Place staircase columns on the allowed outputs (None if there are too few)."""
+        used = Q.shape[1]
+        if self.focal_sets is None:
+            if not self._outputs_given:
+                self.n = used
+                self.outputs = tuple(range(used))
+                return Q
+            if used > self.n:
+                return None
+            return np.hstack([Q, np.zeros((self.k, self.n - used))])
+        if used > self.n:
+            return None
+        # messages by size (singletons first), columns by the input where they peak
+        order = sorted(range(self.n), key=lambda j: (len(self.focal_sets[j]), j))
+        cols = sorted(range(used), key=lambda j: (int(np.argmax(Q[:, j])), -Q[:, j].max()))
+        out = np.zeros((self.k, self.n))
+        for j, c in zip(order, cols, strict=False):
+            out[:, j] = Q[:, c]
+        return out
+
+    def _solve_symmetric(self, eps: float, t0: float) -> DesignResult:
+        crit = self.objective.criterion  # type: ignore[attr-defined]
+        d, value = staircase.symmetric_estimation(self.k, eps, crit)
+        elapsed = time.perf_counter() - t0
+        structure = {"family": "subset_selection", "d": d, "k": self.k, "epsilon": eps}
+        form = "symmetric reduction: d-subset selection, closed form over d"
+        if self.k * math.comb(self.k, d) <= catalog.MAX_ENTRIES:
+            mech = catalog.subset_selection(self.k, d, eps)
+            self.n, self.outputs = mech.n_outputs, mech.outputs
+            return self._certified(mech.matrix, value, Status.OPTIMAL, "closed form",
+                                   "global", form, 0.0, elapsed, {}, (), structure)
+        cert = Certificate(notion=self.privacy.describe(), target=eps, achieved=eps,
+                           met=True, tolerance=EPSILON_TOL, repair_weight=0.0,
+                           value_gap=0.0, method="analytic: every column of d-subset "
+                           "selection takes the values e^eps/Z and 1/Z")
+        return DesignResult(
+            status=Status.OPTIMAL, value=value, solver_value=value, optimum="global",
+            certificate=cert, duals={}, solver="closed form", formulation=form,
+            build_time=0.0, solve_time=elapsed,
+            notes=(f"subset_selection({self.k}, {d}, {eps:g}) has C({self.k}, {d}) outputs, "
+                   "too many to build as a matrix",), structure=structure,
+            _unavailable=(f"the optimal mechanism is subset_selection(k={self.k}, d={d}, "
+                          f"epsilon={eps:g}), whose C({self.k}, {d}) outputs are too many "
+                          "for an explicit matrix"))
+
+    def _solve_local(self, solver: str | None, options: dict, t0: float,
+                     note: str) -> DesignResult:
+        names: list[str] = []
+
+        def feasible() -> tuple[cp.Expression, list]:
+            Q, groups, _ = self._feasible()
+            return Q, [c for g in groups.values() for c in g]
+
+        def run(prob: cp.Problem) -> None:
+            name = choose_solver(prob, solver)
+            names.append(name)
+            status, error = self._run(prob, name, options)
+            if status not in (Status.OPTIMAL, Status.INACCURATE):
+                raise SolverFailedError(error or f"local step ended with status {status}")
+
+        Q, value, iters = local.solve_local(self.objective, feasible, run, self.k, self.n)
+        elapsed = time.perf_counter() - t0
+        return self._certified(Q, value, Status.OPTIMAL, names[-1] if names else "",
+                               "local", f"minorise-maximise, {iters} convex steps", 0.0,
+                               elapsed, {}, (note,))

@@ -1,0 +1,130 @@
+"""The outcome of a design: one frozen record with the mechanism and its certificate."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import (
+    DesignError,
+    InfeasibleDesignError,
+    SolverFailedError,
+    UnboundedDesignError,
+    UncertifiedDesignError,
+)
+from ..evidential import EvidentialMechanism
+from ..mechanism import Mechanism
+
+
+class Status(enum.Enum):
+    """How the solve ended; ``str(status)`` says so in words."""
+
+    OPTIMAL = "optimal"
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    INACCURATE = "inaccurate"
+    SOLVER_ERROR = "solver error"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What the returned matrix was measured to guarantee, independently of the solver.
+
+    ``achieved`` is the notion's parameter measured on the returned (cleaned, possibly
+    repaired) matrix by the analysis layer; ``met`` is ``achieved <= target + tol``.
+    ``repair_weight`` is the weight gamma of the data-independent row mixed in
+    (``(1 - gamma) Q + gamma 1 r^T``) when the cleaned matrix missed the target, else 0.
+    ``value_gap`` is the objective of the returned matrix minus the solver's value.
+    """
+
+    notion: str
+    target: float
+    achieved: float
+    met: bool
+    tolerance: float
+    repair_weight: float
+    value_gap: float
+    method: str
+
+
+@dataclass(frozen=True)
+class DesignResult:
+    """Result of :meth:`DesignProblem.solve`.
+
+    Attributes
+    ----------
+    status : Status
+    value : float or None
+        The objective evaluated (numpy) on the returned mechanism.
+    solver_value : float or None
+        The optimal value reported by the solver.
+    optimum : str
+        ``"global"`` (LP / convex program / closed form) or ``"local"`` (minorise-maximise
+        from several starts, for notions without a known exact program).
+    certificate : Certificate or None
+    duals : dict
+        Dual values by constraint name (``"rows"``, ``"privacy"`` and the user's names).
+    solver, formulation : str
+    build_time, solve_time : float (seconds)
+    notes : tuple of str
+    structure : dict
+        Family information for closed-form designs (e.g. subset selection and its d).
+    """
+
+    status: Status
+    value: float | None
+    solver_value: float | None
+    optimum: str
+    certificate: Certificate | None
+    duals: dict = field(repr=False)
+    solver: str
+    formulation: str
+    build_time: float
+    solve_time: float
+    notes: tuple[str, ...] = ()
+    structure: dict = field(default_factory=dict)
+    user_constraints: tuple[str, ...] = ()
+    _mechanism: Mechanism | EvidentialMechanism | None = field(default=None, repr=False)
+    _unavailable: str = field(default="", repr=False)
+
+    @property
+    def achieved(self) -> float | None:
+        """The measured privacy parameter of the returned mechanism."""
+        return None if self.certificate is None else self.certificate.achieved
+
+    @property
+    def mechanism(self) -> Mechanism | EvidentialMechanism:
+        """The designed mechanism; a typed :class:`~mechdesign.errors.DesignError` if none."""
+        if self._mechanism is not None:
+            return self._mechanism
+        names = ", ".join(self.user_constraints) or "none"
+        if self.status is Status.INFEASIBLE:
+            raise InfeasibleDesignError(
+                f"the design problem is infeasible (user constraints present: {names})")
+        if self.status is Status.UNBOUNDED:
+            raise UnboundedDesignError(
+                f"the objective is unbounded (user constraints present: {names})")
+        if self.status is Status.SOLVER_ERROR:
+            raise SolverFailedError(self._unavailable or "the solver failed")
+        if self.certificate is not None and not self.certificate.met:
+            raise UncertifiedDesignError(self._unavailable)
+        raise DesignError(self._unavailable or f"no mechanism (status {self.status})")
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready dict of everything but the matrix."""
+        cert = self.certificate
+        return {
+            "status": str(self.status), "value": self.value, "solver_value": self.solver_value,
+            "optimum": self.optimum, "solver": self.solver, "formulation": self.formulation,
+            "build_time": self.build_time, "solve_time": self.solve_time,
+            "notes": list(self.notes), "structure": self.structure,
+            "certificate": None if cert is None else {
+                "notion": cert.notion, "target": cert.target, "achieved": cert.achieved,
+                "met": cert.met, "tolerance": cert.tolerance,
+                "repair_weight": cert.repair_weight, "value_gap": cert.value_gap,
+                "method": cert.method},
+        }
