@@ -35,6 +35,7 @@ from .estimation import (
     _as_prob_array,
     binomial_inverse_moment,
     estimate_q_lambda,
+    fields_equal,
     variance_dont_know,
     variance_q_lambda,
     variance_warner,
@@ -76,7 +77,7 @@ class Rectangle:
         return bool(inside) if inside.ndim == 0 else inside
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DontKnowAnalysis:
     r"""The privacy and accuracy of Q_2x3(p, q) under the three readings (Li et al. 2022, s.4).
 
@@ -122,6 +123,11 @@ class DontKnowAnalysis:
     lambdas: np.ndarray
     epsilon_lambda: np.ndarray
     variance_lambda: np.ndarray
+
+    def __eq__(self, other: object) -> bool:
+        return fields_equal(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (arrays as lists, ``inf`` kept as float)."""
@@ -239,7 +245,7 @@ def dont_know_from_c_eps(c: Any, epsilon: Any) -> tuple[np.ndarray | float, np.n
         raise InvalidParameterError(f"epsilon is not numeric: {exc}") from None
     bad = np.isnan(es) | (es < 0)
     if bad.any():
-        raise InvalidParameterError(f"epsilon must be >= 0, got {es[bad].flat[0]!r}")
+        raise InvalidParameterError(f"epsilon must be >= 0, got {float(es[bad].flat[0])!r}")
     p = cs * expit(es)
     q = cs * expit(-es)
     if p.ndim == 0:

@@ -54,7 +54,7 @@ def _as_counts(counts: Any, m: int, what: str = "counts") -> np.ndarray:
     bad = ~np.isfinite(arr) | (arr < 0)
     if bad.any():
         raise InvalidParameterError(
-            f"{what} must be finite and >= 0, got {arr[bad].flat[0]!r}")
+            f"{what} must be finite and >= 0, got {float(arr[bad].flat[0])!r}")
     return arr
 
 
@@ -66,7 +66,8 @@ def _as_prob_array(value: Any, name: str) -> np.ndarray:
         raise InvalidParameterError(f"{name} is not numeric: {exc}") from None
     bad = ~(np.isfinite(arr) & (arr >= 0) & (arr <= 1))
     if bad.any():
-        raise InvalidParameterError(f"{name} must lie in [0, 1], got {arr[bad].flat[0]!r}")
+        raise InvalidParameterError(
+            f"{name} must lie in [0, 1], got {float(arr[bad].flat[0])!r}")
     return arr
 
 
@@ -96,10 +97,11 @@ def as_prior(prior: Any, k: int, name: str = "prior") -> np.ndarray:
     bad = ~np.isfinite(arr) | (arr < 0)
     if bad.any():
         raise InvalidParameterError(f"{name} entries must be finite and >= 0, got "
-                                    f"{arr[bad][0]!r}")
+                                    f"{float(arr[bad][0])!r}")
     if abs(arr.sum() - 1.0) > PRIOR_SUM_TOL:
         raise InvalidParameterError(
-            f"{name} sums to {arr.sum()!r}, not 1; it is never renormalised silently")
+            f"{name} = {arr.tolist()!r} sums to {float(arr.sum())!r}, not 1; it is never "
+            "renormalised silently")
     return arr
 
 
@@ -251,7 +253,8 @@ def variance_dont_know(p: Any, q: Any, pi: float, n: int, exact: bool = True
     ps, qs = np.broadcast_arrays(ps, qs)
     c = ps + qs
     if (c > 1 + 1e-12).any():
-        raise InvalidParameterError(f"p + q must be <= 1, got p + q = {c[c > 1 + 1e-12][0]!r}")
+        raise InvalidParameterError(
+            f"p + q must be <= 1, got p + q = {float(c[c > 1 + 1e-12][0])!r}")
     pi = check_probability(pi, "pi")
     n = check_int(n, "n", 1)
     A = np.asarray(binomial_inverse_moment(n, np.minimum(c, 1.0), exact=exact))
@@ -273,7 +276,8 @@ def variance_q_lambda(p: Any, q: Any, lam: Any, pi: float, n: int) -> float | np
                                      _as_prob_array(lam, "lam"))
     d = 1.0 - ps - qs
     if (d < -1e-12).any():
-        raise InvalidParameterError(f"p + q must be <= 1, got p + q = {(ps + qs)[d < -1e-12][0]!r}")
+        raise InvalidParameterError(
+            f"p + q must be <= 1, got p + q = {float((ps + qs)[d < -1e-12][0])!r}")
     d = np.maximum(d, 0.0)
     pi = check_probability(pi, "pi")
     n = check_int(n, "n", 1)
@@ -660,7 +664,24 @@ def estimate_mle(mechanism: Any, counts: Any, *, tol: float = 1e-10,
 
 
 # ---------------------------------------------------------------------------- Cramer-Rao
-@dataclass(frozen=True)
+def fields_equal(a: Any, b: Any) -> bool:
+    """Field-by-field equality of two dataclass records holding numpy arrays (NaN == NaN)."""
+    if type(a) is not type(b):
+        return False
+    for key, va in a.__dict__.items():
+        vb = b.__dict__[key]
+        if isinstance(va, np.ndarray) or isinstance(vb, np.ndarray):
+            if not np.array_equal(np.asarray(va), np.asarray(vb), equal_nan=True):
+                return False
+        elif isinstance(va, float) and isinstance(vb, float) and math.isnan(va):
+            if not math.isnan(vb):
+                return False
+        elif va != vb:
+            return False
+    return True
+
+
+@dataclass(frozen=True, eq=False)
 class CramerRao:
     r"""The Cramer-Rao bound of a mechanism at a prior, per report.
 
@@ -682,6 +703,11 @@ class CramerRao:
     trace: float
     fisher: np.ndarray
     identifiable: bool
+
+    def __eq__(self, other: object) -> bool:
+        return fields_equal(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def cramer_rao(mechanism: Any, prior: Any) -> CramerRao:

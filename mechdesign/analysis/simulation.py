@@ -36,6 +36,7 @@ from .estimation import (
     estimate_inverse,
     estimate_mle,
     estimate_projected,
+    fields_equal,
 )
 from .privacy import _as_mechanism
 
@@ -46,7 +47,7 @@ MAX_REDRAW_ROUNDS = 10_000
 """A chunk gives up (typed error) after this many rounds of redrawing undefined surveys."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SimulationResult:
     r"""Monte Carlo summary of an estimator over ``reps`` simulated surveys.
 
@@ -80,6 +81,11 @@ class SimulationResult:
     n: int
     redrawn: int
     mean: float | np.ndarray
+
+    def __eq__(self, other: object) -> bool:
+        return fields_equal(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass
@@ -276,7 +282,9 @@ def simulate(mechanism: Any, estimator: str | Callable, pi: Any, n: int, reps: i
     for r in results[1:]:
         total = total.merge(r)
     mean = total.mean_est.reshape(target.shape)
-    bias = mean - target
+    bias = np.asarray(mean - target)
+    mean.flags.writeable = False
+    bias.flags.writeable = False
     return SimulationResult(
         mse=total.mean_se,
         variance=float(total.m2_est.sum() / (total.count - 1)),

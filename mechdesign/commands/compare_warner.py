@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -93,19 +95,22 @@ def _check_args(args: argparse.Namespace) -> None:
             f"--fig3-dont-know must lie in [0, 1), got {args.fig3_dont_know!r}")
     if args.reps != 0 and args.reps < 2:
         raise InvalidParameterError(f"--reps must be 0 (no simulation) or >= 2, got {args.reps}")
+    if args.workers < 1:
+        raise InvalidParameterError(f"--workers must be >= 1, got {args.workers}")
     if args.seed is not None and args.seed < 0:
         raise InvalidParameterError(f"--seed must be >= 0, got {args.seed}")
 
 
-def _single_rows(args: argparse.Namespace, seeds: list) -> tuple[list[dict], Any, tuple]:
+def _single_rows(args: argparse.Namespace, seeds: list, sim: dict
+                 ) -> tuple[list[dict], Any, tuple]:
     """Rows of the one-mechanism table, the analysis record and the Fig. 5 simulations."""
     a = dont_know_analysis(args.p, args.q, args.pi, args.n)
     approx = float(variance_dont_know(args.p, args.q, args.pi, args.n, exact=False))
     sim_s = (simulate_dont_know(args.p, args.q, args.pi, args.n, args.reps, seeds[0],
-                                workers=args.workers) if args.reps else None)
+                                **sim) if args.reps else None)
     path: tuple[PathPoint, ...] = ()
     if args.reps:
-        path = simulate_path(a, PATH_LAMBDAS, args.reps, seeds[1], workers=args.workers)
+        path = simulate_path(a, PATH_LAMBDAS, args.reps, seeds[1], **sim)
     rows = [{"mechanism": f"Q_2x3({args.p:g}, {args.q:g})", "semantics": "Shafer",
              "epsilon": a.epsilon_shafer, "variance_exact_A": a.variance_shafer,
              "variance_approx_A": approx, "simulated": sim_s}]
@@ -142,11 +147,15 @@ def cmd_compare_warner(args: argparse.Namespace) -> int:
     _check_args(args)
     root = np.random.SeedSequence(args.seed)
     seeds = root.spawn(4)
-    rows, analysis, (path, sim_s) = _single_rows(args, seeds[:2])
-    fig12 = shafer_grid(args.c, args.eps, args.pi, args.n, args.reps, seeds[2],
-                        workers=args.workers)
-    fig3 = shafer_grid([1.0 - args.fig3_dont_know], args.eps, args.pi, args.fig3_n,
-                       args.reps, seeds[3], workers=args.workers)
+    # one process pool for every simulation (each call would otherwise start its own)
+    with ExitStack() as stack:
+        sim: dict[str, Any] = {}
+        if args.workers > 1:
+            sim["executor"] = stack.enter_context(ProcessPoolExecutor(args.workers))
+        rows, analysis, (path, sim_s) = _single_rows(args, seeds[:2], sim)
+        fig12 = shafer_grid(args.c, args.eps, args.pi, args.n, args.reps, seeds[2], **sim)
+        fig3 = shafer_grid([1.0 - args.fig3_dont_know], args.eps, args.pi, args.fig3_n,
+                           args.reps, seeds[3], **sim)
     grid = _grid_rows(fig12, "1-2") + _grid_rows(fig3, "3")
 
     written: list[str] = []

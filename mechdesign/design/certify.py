@@ -1,8 +1,8 @@
 """Certify, don't trust, the solver: clean the matrix, re-measure, repair if needed.
 
-Cleaning clips negative entries to 0 and divides each row by its sum (solver rows are off by
-up to the solver tolerance). The notion's numpy face (the analysis layer) then measures the
-cleaned matrix. If it misses the target by more than the tolerance, the matrix is mixed with
+Cleaning clips negative entries to 0, zeroes negligible columns and divides each row by
+its sum (solver rows are off by up to the solver tolerance). The notion's numpy face (the
+analysis layer) then measures the cleaned matrix. If it misses the target by more than the tolerance, the matrix is mixed with
 a data-independent row ``r`` (the column means): ``Q' = (1 - gamma) Q + gamma 1 r^T``. Every
 notion here is a bound on ratios or hockey-stick sums between rows, and mixing every row
 with the same ``r`` moves each ratio toward 1 and shrinks each hockey-stick sum, so a
@@ -21,10 +21,19 @@ from ..errors import InvalidMechanismError
 from .notions import Notion
 from .result import Certificate
 
+NEGLIGIBLE_COLUMN = 1e-10
+"""A solver column whose largest entry is below this is set to 0 (0/0 is no privacy loss)."""
+
 
 def clean(Q: np.ndarray) -> np.ndarray:
-    """Clip negatives to 0 and renormalise rows (solver output only, never user input)."""
+    """Clip negatives to 0, zero negligible columns, renormalise rows (solver output only).
+
+    An interior-point solver leaves outputs it wants unused at 1e-11-size values whose
+    ratios are arbitrary; zeroing such a column changes no row by more than 1e-10 and
+    removes a spurious privacy loss.
+    """
     C = np.clip(np.asarray(Q, dtype=float), 0.0, None)
+    C[:, C.max(axis=0) < NEGLIGIBLE_COLUMN] = 0.0
     sums = C.sum(axis=1, keepdims=True)
     if (sums <= 0).any() or not np.isfinite(C).all():
         raise InvalidMechanismError("the solver returned a row with no mass or non-finite "

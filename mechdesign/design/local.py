@@ -21,6 +21,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.linalg import null_space
 
+from ..errors import SolverFailedError
 from .certify import clean
 from .objectives import (
     EstimationVariance,
@@ -64,12 +65,26 @@ def solve_local(objective: InformationObjective, feasible: Callable[[], tuple],
     """
     sign = -1.0 if objective.sense == "maximize" else 1.0
     best_Q, best, total = None, np.inf, 0
+    failures = []
     for Q0 in starts(k, n):
-        Qt, current = Q0, np.inf  # the start need not be feasible: always take step 1
+        # project the start onto the feasible set: the linearisation needs a feasible,
+        # informative point to be a useful minorant
+        Qexpr, cons = feasible()
+        try:
+            solve(cp.Problem(cp.Minimize(cp.sum_squares(Qexpr - Q0)), cons))
+        except SolverFailedError as exc:
+            failures.append(str(exc))
+            continue
+        Qt = clean(Qexpr.value)
+        current = sign * objective.evaluate(Qt)
         for _ in range(max_iter):
             Qexpr, cons = feasible()
             prob = cp.Problem(cp.Minimize(_step(objective, Qexpr, Qt)), cons)
-            solve(prob)
+            try:
+                solve(prob)
+            except SolverFailedError as exc:
+                failures.append(str(exc))
+                break
             total += 1
             if Qexpr.value is None:
                 break
@@ -80,6 +95,9 @@ def solve_local(objective: InformationObjective, feasible: Callable[[], tuple],
                 Qt, current = Qn, new
             if not improved:
                 break
-        if current < best:
+        if current < best or best_Q is None:
             best_Q, best = Qt, current
+    if best_Q is None:
+        raise SolverFailedError("no start of the local method could be solved: "
+                                + "; ".join(failures[:3]))
     return best_Q, sign * best, total
