@@ -24,9 +24,9 @@ MAX_SHUFFLE_N = 10**9
 """Largest number of users for the numeric shuffle bound (the work grows like sqrt(n))."""
 
 CLONE_TAIL = 1e-30
-"""The clone count C ~ Bin(n - 1, e^-eps0) is summed between its CLONE_TAIL and
-1 - CLONE_TAIL quantiles; the mass outside (computed, at most 2e-30) is added to the upper
-end of the bracket."""
+"""The clone count C ~ Bin(n - 1, e^-eps0) is summed over an interval around its mean wide
+enough that the mass left out is at most CLONE_TAIL; that mass (computed) is added to the
+upper end of the bracket."""
 
 FMT22_ERRATUM = (
     "FMT22 erratum: Thm 3.2 (the closed form, Huang & Canonne Thm 5.2 / eq. 5) holds only for "
@@ -83,10 +83,16 @@ def _clones(eps0: float, n: int) -> _Clones:
     if N == 0:
         c = np.zeros(1, dtype=np.int64)
         return _Clones(eps0, n, c, np.ones(1), 0.0, np.zeros(1))
-    lo = int(max(0, binom.ppf(CLONE_TAIL, N, p) - 1))
-    hi = int(min(N, binom.isf(CLONE_TAIL, N, p) + 1))
+    mean, sd = N * p, math.sqrt(N * p * (1 - p))
+    width = 12.0
+    while True:  # widen until the left-out mass is below CLONE_TAIL (or nothing is left out)
+        lo = max(0, math.floor(mean - width * sd - width * width))
+        hi = min(N, math.ceil(mean + width * sd + width * width))
+        tail = float(binom.cdf(lo - 1, N, p) + binom.sf(hi, N, p))
+        if tail <= CLONE_TAIL or (lo == 0 and hi == N):
+            break
+        width *= 2
     c = np.arange(lo, hi + 1)
-    tail = float(binom.cdf(lo - 1, N, p) + binom.sf(hi, N, p))
     w = np.exp(binom.logpmf(c, N, p))
     return _Clones(eps0, n, c, w, tail, gammaln(c + 1.0) - c * math.log(2.0))
 
@@ -137,7 +143,7 @@ def shuffle_delta(epsilon0: float, n: int, epsilon: float) -> ShuffleDelta:
     ``H_{e^eps}(P_c || Q_c) = c_1 b_c(a*) - (e^eps - 1) B_c(a* - 1)`` with
     ``c_1 = (e^eps0 - e^eps)/(e^eps0 + 1)``, ``b_c, B_c`` the Bin(c, 1/2) pmf and cdf and
     ``a* = ceil((c+1)/(1+tau)) - 1``, ``tau = (e^{eps+eps0} - 1)/(e^eps0 - e^eps)``;
-    the bound is symmetric in P, Q. Vectorised over c (quantiles :data:`CLONE_TAIL`).
+    the bound is symmetric in P, Q. Vectorised over c (mass left out <= :data:`CLONE_TAIL`).
     """
     e0, n = _shuffle_args(epsilon0, n)
     eps = check_epsilon(epsilon, allow_inf=True)
@@ -146,24 +152,27 @@ def shuffle_delta(epsilon0: float, n: int, epsilon: float) -> ShuffleDelta:
     return ShuffleDelta(eps, low, min(1.0, low + (cl.tail if eps < e0 else 0.0)))
 
 
-def _invert(f, target: float, hi: float) -> tuple[float, float]:
-    """``(a, b)``, ``b - a <= 2e-12``, with ``f(a) > target >= f(b)`` for a continuous
-    decreasing f on ``[0, hi]`` with ``f(0) > target >= f(hi)``: Brent's root, then both
-    ends checked (bisection takes over if rounding put one on the wrong side)."""
-    root = float(brentq(lambda e: f(e) - target, 0.0, hi, xtol=1e-14, maxiter=200))
-    a, b = max(0.0, root - 1e-12), min(hi, root + 1e-12)
-    if f(b) > target:
-        a, b = root, hi
-    if a > 0 and f(a) <= target:
-        a, b = 0.0, b
-    while b - a > 2e-12 * max(1.0, b):
-        mid = 0.5 * (a + b)
-        if mid <= a or mid >= b:
-            break
-        if f(mid) > target:
-            a = mid
-        else:
-            b = mid
+def _invert(f_low, f_up, target: float, hi: float) -> tuple[float, float]:
+    """``(a, b)`` with ``f_low(a) > target >= f_up(b)``, ``b - a`` about ``2e-9 b``, for
+    continuous decreasing ``f_low <= f_up`` on ``[0, hi]`` with ``f_low(0) > target >=
+    f_up(hi)``: Brent's method on ``ln f_low`` (nearly linear, unlike f), then both ends
+    checked (the margin grows tenfold while rounding puts an end on the wrong side)."""
+    log_t = math.log(target)
+
+    def g(e: float) -> float:
+        return math.log(max(f_low(e), 1e-300)) - log_t
+
+    root = float(brentq(g, 0.0, hi, xtol=1e-15, rtol=1e-11, maxiter=200))
+    margin = 1e-9 * root + 1e-13
+    b = min(hi, root + margin)
+    while b < hi and f_up(b) > target:
+        margin *= 10
+        b = min(hi, root + margin)
+    margin = 1e-9 * root + 1e-13
+    a = max(0.0, root - margin)
+    while a > 0 and f_low(a) <= target:
+        margin *= 10
+        a = max(0.0, root - margin)
     return a, b
 
 
@@ -234,8 +243,9 @@ def shuffle_epsilon(epsilon0: float, n: int, delta: float,
     -------
     ``"numeric"``
         The Feldman-McMillan-Talwar 2021 clone bound computed exactly (:func:`shuffle_delta`)
-        and inverted by bisection; ``lower``/``upper`` bracket it (width from the bisection
-        and the clone counts left out). Holds for every eps0-LDP randomizer.
+        and inverted (Brent on ``ln delta``, both ends checked); ``lower``/``upper`` bracket
+        it (width about 2e-9 relative, plus the clone counts left out). Holds for every
+        eps0-LDP randomizer.
     ``"closed_form"``
         FMT22 Thm 3.2 (Huang & Canonne Thm 5.2, seed eq. 5):
 
@@ -270,18 +280,22 @@ def shuffle_epsilon(epsilon0: float, n: int, delta: float,
     if e0 == 0:
         return ShuffleBound(0.0, 0.0, 0.0, method, True, False, note, 0.0, e0, n, d)
 
+    def low_delta(e: float) -> float:
+        return _clone_delta(cl, e)
+
     def upper_delta(e: float) -> float:
         return _clone_delta(cl, e) + cl.tail
 
     if upper_delta(0.0) <= d:
-        up = 0.0
+        low = up = 0.0
+    elif d == 0:
+        low = up = e0
     elif cl.tail > d:
         up = e0
+        low = 0.0 if low_delta(0.0) <= d else _invert(low_delta, low_delta, d, e0)[0]
+    elif low_delta(0.0) <= d:
+        low, up = 0.0, _invert(upper_delta, upper_delta, d, e0)[1]
     else:
-        up = _invert(upper_delta, d, e0)[1]
-    if _clone_delta(cl, 0.0) <= d:
-        low = 0.0
-    else:
-        low = _invert(lambda e: _clone_delta(cl, e), d, e0)[0]
+        low, up = _invert(low_delta, upper_delta, d, e0)
     up = min(up, e0)
     return ShuffleBound(up, min(low, up), up, method, True, False, note, up, e0, n, d)

@@ -209,16 +209,18 @@ def _chain_hulls(a: np.ndarray, b: np.ndarray) -> list[tuple[np.ndarray, np.ndar
     """Lower convex hulls of many chains at once.
 
     Row c holds the points ``(a[c, j], b[c, j])``, a non-decreasing and b non-increasing in j.
-    Point j is a vertex iff it lies strictly below every segment joining a point before it to
-    a point after it, and no later point has the same a (that one is lower).
+    Point j is a vertex iff no later point has the same a (that one is at least as low) and
+    it lies strictly below every segment joining points i < j < l with
+    ``a_i < a_j < a_l``.
     """
     npts = a.shape[1]
     vertex = np.ones(a.shape, dtype=bool)
+    vertex[:, :-1] &= a[:, 1:] != a[:, :-1]
     for i, j, h in itertools.combinations(range(npts), 3):
         cross = ((a[:, j] - a[:, i]) * (b[:, h] - b[:, i])
                  - (b[:, j] - b[:, i]) * (a[:, h] - a[:, i]))
-        vertex[:, j] &= cross > 0
-    vertex[:, :-1] &= a[:, 1:] != a[:, :-1]
+        between = (a[:, i] < a[:, j]) & (a[:, j] < a[:, h])
+        vertex[:, j] &= (cross > 0) | ~between
     out, seen = [], set()
     for c in range(len(a)):
         va, vb = a[c, vertex[c]], b[c, vertex[c]]

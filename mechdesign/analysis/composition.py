@@ -290,15 +290,19 @@ def _compose_exact(groups: Sequence[tuple[LossAtoms, int]], max_atoms: int) -> L
 # --------------------------------------------------------------------------- grid composition
 @dataclass(frozen=True, eq=False)
 class _Grid:
+    """A gridded loss distribution as computed: ``probs = exact * (1 + theta) + e`` entrywise,
+    ``|theta| <= rel``, ``||e||_1 <= err`` (exact = the convolution in exact arithmetic)."""
+
     offset: int
     probs: np.ndarray
     log_keep: float
-    err: float  # bound on the L1 distance of probs to the exact gridded distribution
+    rel: float
+    err: float
 
 
 def _to_grid(atoms: LossAtoms, h: float, pessimistic: bool) -> _Grid:
     if atoms.n_atoms == 0:
-        return _Grid(0, np.zeros(1), atoms.log_keep, 0.0)
+        return _Grid(0, np.zeros(1), atoms.log_keep, 0.0, 0.0)
     x = atoms.losses / h
     r = np.rint(x)
     x = np.where(np.abs(x - r) <= SNAP_TOL, r, x)
@@ -306,28 +310,35 @@ def _to_grid(atoms: LossAtoms, h: float, pessimistic: bool) -> _Grid:
     lo = int(idx.min())
     probs = np.zeros(int(idx.max()) - lo + 1)
     np.add.at(probs, idx - lo, np.exp(atoms.log_masses))
-    return _Grid(lo, probs, atoms.log_keep, 0.0)
-
-
-def _convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
-    """Convolution and a bound on the L1 norm of its floating-point error."""
-    if min(a.size, b.size) <= 64 or a.size * b.size <= 10_000_000:
-        c = np.convolve(a, b)
-        # sums of non-negative terms: each entry has relative error <= n u
-        return c, 2.0 * min(a.size, b.size) * _UNIT * float(c.sum())
-    n = a.size + b.size - 1
-    c = np.maximum(fftconvolve(a, b), 0.0)
-    # Higham (2002), Thm 24.2: ||fl(FFT conv) - conv||_2 <= c u log2(n) ||a||_2 ||b||_2;
-    # c = 10 is a safety margin over the theorem's constant; L1 <= sqrt(n) L2.
-    l2 = 10.0 * _UNIT * math.log2(n) * float(np.linalg.norm(a) * np.linalg.norm(b))
-    return c, math.sqrt(n) * l2
+    # exp and the bin sums of non-negative terms: relative error <= (atoms + 1) u
+    return _Grid(lo, probs, atoms.log_keep, (atoms.n_atoms + 1) * _UNIT, 0.0)
 
 
 def _grid_compose(a: _Grid, b: _Grid) -> _Grid:
-    c, err = _convolve(a.probs, b.probs)
+    """Convolution with its error bound.
+
+    Exact convolution of the computed arrays is ``exact * (1 + theta) + e`` with
+    ``|theta| <= (1 + rel_a)(1 + rel_b) - 1`` (all terms are non-negative) and
+    ``||e||_1 <= err_a (||b||_1 + err_b) + err_b ||a||_1``. Rounding then adds: direct
+    summation, a relative ``n u`` per entry; FFT, an absolute
+    ``||.||_2 <= 10 u log2(n) ||a||_2 ||b||_2`` (Higham 2002, Thm 24.2, with a safety factor
+    of about 10) i.e. ``sqrt(n)`` times that in L1.
+    """
     sa, sb = float(a.probs.sum()), float(b.probs.sum())
-    err += a.err * sb + b.err * sa + a.err * b.err
-    return _Grid(a.offset + b.offset, c, a.log_keep + b.log_keep, err)
+    rel = (1 + a.rel) * (1 + b.rel) - 1
+    err = a.err * (sb + b.err) + b.err * sa
+    n = a.probs.size + b.probs.size - 1
+    if min(a.probs.size, b.probs.size) <= 64 or a.probs.size * b.probs.size <= 10_000_000:
+        c = np.convolve(a.probs, b.probs)
+        gamma = min(a.probs.size, b.probs.size) * _UNIT
+        rel = (1 + rel) * (1 + gamma) - 1
+        err *= 1 + gamma
+    else:
+        c = np.maximum(fftconvolve(a.probs, b.probs), 0.0)
+        l2 = 10.0 * _UNIT * math.log2(n) * float(np.linalg.norm(a.probs)
+                                                  * np.linalg.norm(b.probs))
+        err += math.sqrt(n) * l2
+    return _Grid(a.offset + b.offset, c, a.log_keep + b.log_keep, rel, err)
 
 
 def _grid_self_compose(g: _Grid, k: int) -> _Grid:
@@ -344,38 +355,47 @@ def _grid_self_compose(g: _Grid, k: int) -> _Grid:
     return result
 
 
-def _grid_atoms(g: _Grid, h: float) -> LossAtoms:
+def _grid_atoms(g: _Grid, h: float, shift: float) -> LossAtoms:
     nz = np.flatnonzero(g.probs > 0)
-    return LossAtoms((g.offset + nz) * h, np.log(g.probs[nz]), g.log_keep, 0.0)
+    return LossAtoms((g.offset + nz) * h + shift, np.log(g.probs[nz]), g.log_keep, 0.0)
 
 
 @dataclass(frozen=True, eq=False)
 class _Bracket:
-    """Pessimistic and optimistic atoms with their additive delta allowances."""
+    """Pessimistic and optimistic atoms with the error of their finite parts:
+    ``computed = true * (1 + theta) + e``, ``|theta| <= rel``, ``|e| <= err`` (in delta)."""
 
     upper: LossAtoms
     lower: LossAtoms
+    rel_upper: float
     err_upper: float
+    rel_lower: float
     err_lower: float
     exact: bool
     grid: float | None
     n_atoms: int
 
     def delta(self, eps: float) -> tuple[float, float]:
-        up = min(1.0, self.upper.delta(eps) + self.err_upper)
-        lo = max(0.0, self.lower.delta(eps) - self.err_lower)
+        inf_u, inf_l = self.upper.mass_inf, self.lower.mass_inf
+        fu = self.upper.delta(eps) - inf_u
+        fl = self.lower.delta(eps) - inf_l
+        up = min(1.0, inf_u + (fu + self.err_upper) / (1 - self.rel_upper))
+        lo = max(0.0, inf_l + (fl - self.err_lower) / (1 + self.rel_lower))
         return lo, max(up, lo)
 
     def epsilon(self, delta: float) -> tuple[float, float]:
-        up = self.upper.epsilon(max(0.0, delta - self.err_upper))
-        lo = self.lower.epsilon(min(1.0, delta + self.err_lower))
-        return lo, max(up, lo)
+        inf_u, inf_l = self.upper.mass_inf, self.lower.mass_inf
+        t_up = inf_u + max(0.0, (delta - inf_u) * (1 - self.rel_upper) - self.err_upper)
+        up = math.inf if delta < inf_u else self.upper.epsilon(min(1.0, t_up))
+        t_lo = inf_l + (delta - inf_l) * (1 + self.rel_lower) + self.err_lower
+        lo = self.lower.epsilon(min(1.0, max(0.0, t_lo)))
+        return min(lo, up), up
 
 
 def _exact_bracket(atoms: LossAtoms) -> _Bracket:
     base = LossAtoms(atoms.losses, atoms.log_masses, atoms.log_keep, 0.0)
     shifted = LossAtoms(atoms.losses - atoms.shift, atoms.log_masses, atoms.log_keep, 0.0)
-    return _Bracket(base, shifted, 0.0, 0.0, True, None, atoms.n_atoms)
+    return _Bracket(base, shifted, 0.0, 0.0, 0.0, 0.0, True, None, atoms.n_atoms)
 
 
 def _grid_bracket(groups: Sequence[tuple[LossAtoms, int]], h: float) -> _Bracket:
@@ -383,16 +403,18 @@ def _grid_bracket(groups: Sequence[tuple[LossAtoms, int]], h: float) -> _Bracket
                for a, c in groups)
     h = max(h, span / MAX_GRID_BINS)
     total = sum(c for _, c in groups)
-    snap = total * SNAP_TOL * h  # worst loss displacement caused by snapping
+    # snapping moves each loss by at most SNAP_TOL * h (plus the merging shift of the input
+    # atoms): the pessimistic losses are moved up, the optimistic down, by the total.
+    snap = total * SNAP_TOL * h + sum(c * a.shift for a, c in groups)
     out = []
     for pessimistic in (True, False):
         parts = [_grid_self_compose(_to_grid(a, h, pessimistic), c) for a, c in groups]
         g = parts[0]
         for p in parts[1:]:
             g = _grid_compose(g, p)
-        out.append((_grid_atoms(g, h), g.err + snap))
-    (up, eu), (lo, el) = out
-    return _Bracket(up, lo, eu, el, False, h, int(up.n_atoms))
+        out.append((_grid_atoms(g, h, snap if pessimistic else -snap), g.rel, g.err))
+    (up, ru, eu), (lo, rl, el) = out
+    return _Bracket(up, lo, ru, eu, rl, el, False, h, int(up.n_atoms))
 
 
 # --------------------------------------------------------------------------- public API

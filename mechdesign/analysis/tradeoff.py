@@ -56,6 +56,7 @@ CONVEXITY_TOL = 1e-9
 
 _COLLINEAR_TOL = 1e-13
 _SAME_ALPHA_RTOL = 1e-15
+_TIE_TOL = 1e-15
 
 
 # ============================================================================ the curve object
@@ -461,6 +462,7 @@ def lower_envelope(curves: Sequence[TradeoffCurve], label: str = "") -> Tradeoff
     Between two consecutive breakpoints of the union every curve is linear, so the minimum
     there is the lower envelope of lines, traced by walking from line to line at the
     crossings. The result is piecewise linear and non-increasing, but need not be convex.
+    Exact up to 1e-15 in beta (curves closer than that at a breakpoint count as equal).
     """
     curves = list(curves)
     if not curves:
@@ -478,11 +480,14 @@ def _envelope(pieces: Sequence[tuple[np.ndarray, np.ndarray]], label: str) -> Tr
     V = np.unique(np.array([np.interp(U, a, b) for a, b in pieces]), axis=0)
     lo = V.min(axis=0)
     S = np.diff(V, axis=1)
-    # the line lowest at the left end of each interval (ties: the steepest); when it is also
-    # lowest at the right end it is lowest throughout (differences of lines are linear)
-    left = np.argmin(np.where(V[:, :-1] == lo[:-1], S, np.inf), axis=0)
+    # the line lowest at the left end of each interval (ties, up to rounding: the steepest);
+    # when it is also lowest at the right end it is lowest throughout (differences of lines
+    # are linear). Values within _TIE_TOL count as equal, so two curves that differ by one
+    # rounding (0.9999999999999999 against 1.0 at alpha = 0) do not make a spurious crossing.
+    tied = V[:, :-1] <= lo[:-1] + _TIE_TOL
+    left = np.argmin(np.where(tied, S, np.inf), axis=0)
     cols = np.arange(len(U) - 1)
-    crossing = np.flatnonzero(V[left, cols + 1] > lo[1:])
+    crossing = np.flatnonzero(V[left, cols + 1] > lo[1:] + _TIE_TOL)
     xs, ys = [U], [lo]
     for i in crossing:
         v0, s = V[:, i], S[:, i]

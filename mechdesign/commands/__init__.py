@@ -3,6 +3,6 @@
 To add a command, write ``commands/NAME.py`` with ``register`` and add it to ``MODULES``.
 """
 
-from . import check, compare_warner, tradeoff
+from . import amplify, check, compare_warner, compose, tradeoff
 
-MODULES = [check, compare_warner, tradeoff]
+MODULES = [check, compare_warner, tradeoff, compose, amplify]

@@ -2,12 +2,12 @@
 
 Cleaning clips negative entries to 0, zeroes negligible columns and divides each row by
 its sum (solver rows are off by up to the solver tolerance). The notion's numpy face (the
-analysis layer) then measures the cleaned matrix. If it misses the target by more than the tolerance, the matrix is mixed with
-a data-independent row ``r`` (the column means): ``Q' = (1 - gamma) Q + gamma 1 r^T``. Every
-notion here is a bound on ratios or hockey-stick sums between rows, and mixing every row
-with the same ``r`` moves each ratio toward 1 and shrinks each hockey-stick sum, so a
-bisection on gamma finds the smallest repair; ``gamma = 1`` (a constant mechanism) meets
-every target.
+analysis layer) then measures the cleaned matrix. If it misses the target by more than the
+tolerance, the matrix is mixed with a data-independent row ``r`` (the column means):
+``Q' = (1 - gamma) Q + gamma 1 r^T``. Every notion here bounds ratios or hockey-stick sums
+between rows, and mixing every row with the same ``r`` moves each ratio toward 1 and
+shrinks each hockey-stick sum, so a bisection on gamma finds the smallest repair;
+``gamma = 1`` (a constant mechanism) meets every target.
 """
 
 from __future__ import annotations
