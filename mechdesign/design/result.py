@@ -9,6 +9,7 @@ from typing import Any
 from ..errors import (
     DesignError,
     InfeasibleDesignError,
+    SizeLimitError,
     SolverFailedError,
     UnboundedDesignError,
     UncertifiedDesignError,
@@ -112,6 +113,8 @@ class DesignResult:
             raise SolverFailedError(self._unavailable or "the solver failed")
         if self.certificate is not None and not self.certificate.met:
             raise UncertifiedDesignError(self._unavailable)
+        if self.status is Status.OPTIMAL and self.structure:
+            raise SizeLimitError(self._unavailable)
         raise DesignError(self._unavailable or f"no mechanism (status {self.status})")
 
     def summary(self) -> dict[str, Any]:

@@ -1,0 +1,336 @@
+"""Design layer: the two faces of every notion agree, known optima are recovered, and every
+returned mechanism passes the independent measurement of the analysis layer."""
+
+from __future__ import annotations
+
+import math
+
+import cvxpy as cp
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mechdesign as md
+import mechdesign.losses as losses
+from mechdesign.design import (
+    LDP,
+    SLDP,
+    WLDP,
+    ApproxLDP,
+    DeletionLDP,
+    DesignProblem,
+    EstimationVariance,
+    ExpectedLoss,
+    MetricDP,
+    MutualInformation,
+    Status,
+    WorstCaseLoss,
+)
+from mechdesign.design.staircase import symmetric_estimation_value
+from mechdesign.errors import (
+    InfeasibleDesignError,
+    InvalidParameterError,
+    SizeLimitError,
+    SolverFailedError,
+)
+
+FOCAL_YN = [frozenset({"Yes"}), frozenset({"No"}), frozenset({"Yes", "No"})]
+
+
+def _feasible_with(notion, M, focal_sets=None, outputs=None, inputs=None) -> bool:
+    """cvxpy face: is the notion's constraint set feasible with Q fixed to M?"""
+    k, n = M.shape
+    context = {"inputs": tuple(range(k)) if inputs is None else inputs}
+    if focal_sets is not None:
+        ev = md.EvidentialMechanism(M, focal_sets, outputs=outputs)
+        context.update(focal_masks=ev.focal_masks, n_labels=ev.n_outputs)
+    Q, groups = notion.formulate(k, n, context)
+    cons = [c for g in groups.values() for c in g] + [Q == M]
+    prob = cp.Problem(cp.Minimize(0), cons)
+    prob.solve(solver="CLARABEL")
+    return prob.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)
+
+
+def _random_mech(seed: int, k: int, n: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.dirichlet(np.ones(n), size=k)
+
+
+# ---------------------------------------------------------------- two faces agree
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("make", [
+    lambda eps: LDP(eps),
+    lambda eps: DeletionLDP(eps),
+    lambda eps: MetricDP(eps, md.line_distance(3)),
+])
+def test_epsilon_notions_cvxpy_face_matches_numpy_face(seed, make):
+    M = _random_mech(seed, 3, 4)
+    measured = make(1.0).measure(md.Mechanism(M))
+    assert _feasible_with(make(measured * 1.02), M)
+    assert not _feasible_with(make(measured * 0.98), M)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_approx_ldp_cvxpy_face_matches_numpy_face(seed):
+    M = _random_mech(seed, 3, 4)
+    eps = 0.3
+    delta = md.delta_ldp(md.Mechanism(M), eps)
+    assert delta > 0.01
+    assert _feasible_with(ApproxLDP(eps, delta * 1.02), M)
+    assert not _feasible_with(ApproxLDP(eps, delta * 0.98), M)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_approx_deletion_cvxpy_face_matches_numpy_face(seed):
+    M = _random_mech(seed, 3, 4)
+    eps = 0.2
+    delta = DeletionLDP(eps, 0.5).measure(md.Mechanism(M))
+    assert delta > 0.01
+    assert _feasible_with(DeletionLDP(eps, delta * 1.02), M)
+    assert not _feasible_with(DeletionLDP(eps, delta * 0.98), M)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("make", [lambda e: SLDP(e, "mass"), lambda e: SLDP(e, "pl"),
+                                  lambda e: SLDP(e, "bel"), lambda e: WLDP(e)])
+def test_evidential_notions_cvxpy_face_matches_numpy_face(seed, make):
+    M = _random_mech(seed, 3, 3)
+    mech = md.EvidentialMechanism(M, FOCAL_YN, outputs=("Yes", "No"))
+    measured = make(1.0).measure(mech)
+    assert _feasible_with(make(measured * 1.02), M, FOCAL_YN, ("Yes", "No"))
+    assert not _feasible_with(make(measured * 0.98), M, FOCAL_YN, ("Yes", "No"))
+
+
+def test_metric_graph_edges_are_exact():
+    # a path graph's edges give the same feasible set as all pairs of |x - x'|
+    M = md.truncated_geometric(5, 0.4).matrix
+    g = nx.path_graph(5)
+    assert _feasible_with(MetricDP(0.4 * 1.001, g), M)
+    assert not _feasible_with(MetricDP(0.4 * 0.99, g), M)
+
+
+# ---------------------------------------------------------------- known optima
+@pytest.mark.parametrize("k,eps", [(2, 0.5), (3, 1.0), (5, 2.0)])
+def test_krr_is_optimal_for_hamming(k, eps):
+    res = DesignProblem(privacy=LDP(eps), objective=ExpectedLoss(losses.hamming(k))).solve()
+    # KOV 2016: k-RR optimal; error (k-1)/(e^eps + k - 1)
+    assert res.status is Status.OPTIMAL and res.optimum == "global"
+    assert res.value == pytest.approx((k - 1) / (math.exp(eps) + k - 1), rel=1e-9)
+    np.testing.assert_allclose(res.mechanism.matrix, md.randomized_response(k, eps).matrix,
+                               atol=1e-8)
+
+
+@pytest.mark.parametrize("k,eps,delta", [(2, 0.5, 0.1), (4, 1.0, 0.05), (6, 0.3, 0.2)])
+def test_approximate_ldp_closed_form(k, eps, delta):
+    res = DesignProblem(privacy=ApproxLDP(eps, delta),
+                        objective=ExpectedLoss(losses.hamming(k))).solve()
+    truth = (math.exp(eps) + (k - 1) * delta) / (math.exp(eps) + k - 1)  # design_formulations
+    assert 1 - res.value == pytest.approx(truth, rel=1e-8)
+    assert md.delta_ldp(res.mechanism, eps) <= delta + 1e-9
+
+
+@pytest.mark.parametrize("k,eps", [(3, 0.5), (4, 2.0), (5, 1.0)])
+def test_deletion_ldp_closed_form(k, eps):
+    res = DesignProblem(privacy=DeletionLDP(eps), objective=ExpectedLoss(losses.hamming(k))
+                        ).solve()
+    truth = min(math.exp(eps) / k, 1 - (k - 1) * math.exp(-eps) / k)
+    assert 1 - res.value == pytest.approx(truth, rel=1e-8)
+    assert md.epsilon_deletion(res.mechanism).epsilon <= eps + 1e-9
+
+
+def test_geometric_mechanism_is_optimal_for_counts():
+    # Ghosh, Roughgarden, Sundararajan 2012: the truncated geometric mechanism followed by
+    # the best remap is optimal for a count under metric privacy on the path.
+    n, eps = 6, 0.5
+    prior = np.array([0.1, 0.3, 0.2, 0.15, 0.15, 0.1])
+    L = losses.absolute(n)
+    res = DesignProblem(privacy=MetricDP(eps, md.line_distance(n)),
+                        objective=ExpectedLoss(L, prior)).solve()
+    TG = md.truncated_geometric(n, eps).matrix
+    G = cp.Variable((n, n), nonneg=True)  # the remap, an independent small LP
+    remap = cp.Problem(cp.Minimize(cp.sum(cp.multiply(prior[:, None] * L, TG @ G))),
+                       [cp.sum(G, axis=1) == 1])
+    remap.solve(solver="CLARABEL")
+    assert res.value == pytest.approx(remap.value, rel=1e-6)
+
+
+def test_worst_case_loss_binary_is_warner():
+    res = DesignProblem(privacy=LDP(1.0), objective=WorstCaseLoss(losses.hamming(2))).solve()
+    assert res.value == pytest.approx(1 / (1 + math.e), rel=1e-9)
+
+
+def test_binary_estimation_is_warner():
+    res = DesignProblem(privacy=LDP(1.0), objective=EstimationVariance([0.5, 0.5])).solve()
+    assert res.value == pytest.approx(2.341347, abs=1e-6)  # design_formulations.md
+    np.testing.assert_allclose(res.mechanism.matrix, md.warner(math.e / (1 + math.e)).matrix,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("k,eps,d,value", [(10, 0.5, 4, 127.2172), (20, 1.0, 5, 66.6344)])
+def test_uniform_estimation_is_subset_selection(k, eps, d, value):
+    res = DesignProblem(privacy=LDP(eps), objective=EstimationVariance(np.full(k, 1 / k))
+                        ).solve()
+    assert res.structure["d"] == d
+    assert res.value == pytest.approx(value, abs=1e-4)
+    assert md.cramer_rao(res.mechanism, np.full(k, 1 / k)).trace == pytest.approx(value,
+                                                                                   abs=1e-4)
+
+
+@pytest.mark.parametrize("k,eps", [(4, 1.0), (5, 0.5)])
+def test_general_staircase_matches_symmetric_closed_form(k, eps):
+    # the general convex program (uniform prior given through n_outputs so the symmetric
+    # shortcut is off) reaches the subset-selection optimum
+    obj = EstimationVariance(np.full(k, 1 / k))
+    res = DesignProblem(privacy=LDP(eps), objective=obj, n_outputs=2 ** k).solve()
+    best = symmetric_estimation_value(k, np.arange(1, k), eps).min()
+    assert res.formulation.startswith("staircase convex")
+    assert res.value == pytest.approx(best, rel=1e-5)
+    assert res.value >= best * (1 - 1e-9)  # the returned matrix cannot beat the optimum
+
+
+def test_symmetric_estimation_at_k_1000_is_fast_and_analytic():
+    res = DesignProblem(privacy=LDP(1.0), objective=EstimationVariance(np.full(1000, 1e-3))
+                        ).solve()
+    d = res.structure["d"]
+    assert res.value == pytest.approx(float(symmetric_estimation_value(1000, d, 1.0)))
+    assert res.solve_time < 1.0
+    with pytest.raises(SizeLimitError, match="subset_selection"):
+        res.mechanism  # noqa: B018
+
+
+def test_binary_mutual_information_is_binary_rr():
+    eps = 1.0
+    res = DesignProblem(privacy=LDP(eps), objective=MutualInformation([0.5, 0.5])).solve()
+    p = math.exp(eps) / (1 + math.exp(eps))
+    h = -(p * math.log(p) + (1 - p) * math.log(1 - p))
+    assert res.value == pytest.approx(math.log(2) - h, rel=1e-9)
+
+
+def test_warner_is_optimal_among_evidential_mechanisms_under_sldp():
+    # Li et al. 2022 s.6 / issue 4 item 5: all messages allowed, "don't know" included
+    for eps in (0.5, 1.0, 2.0):
+        res = DesignProblem(privacy=SLDP(eps), objective=EstimationVariance([0.3, 0.7]),
+                            inputs=["P", "notP"], outputs=["Yes", "No"]).solve()
+        m = res.mechanism
+        dk = m.focal_sets.index(frozenset({"Yes", "No"}))
+        assert m.masses[:, dk].max() == 0.0
+        p = math.exp(eps) / (1 + math.exp(eps))
+        np.testing.assert_allclose(m.masses[:, :2], md.warner(p).matrix, atol=1e-12)
+        assert res.optimum == "global"
+
+
+# ---------------------------------------------------------------- custom LPs
+def test_user_constraint_and_duals():
+    prob = DesignProblem(privacy=ApproxLDP(0.5, 1e-3), objective=WorstCaseLoss(
+        losses.absolute(4)), constraints={"floor": lambda Q: Q[0, 0] >= 0.4})
+    res = prob.solve()
+    assert res.mechanism.matrix[0, 0] >= 0.4 - 1e-9
+    assert "floor" in res.duals and "privacy" in res.duals and "rows" in res.duals
+    # a binding floor has a non-zero dual; removing it can only improve the optimum
+    free = DesignProblem(privacy=ApproxLDP(0.5, 1e-3),
+                         objective=WorstCaseLoss(losses.absolute(4))).solve()
+    assert free.value <= res.value + 1e-9
+
+
+def test_infeasible_user_constraint_names_it():
+    prob = DesignProblem(privacy=LDP(0.5), objective=ExpectedLoss(losses.hamming(3)),
+                         constraints={"too_sure": lambda Q: Q[0, 0] >= 0.99,
+                                      "too_rare": lambda Q: Q[1, 0] <= 0.1})
+    res = prob.solve()
+    assert res.status is Status.INFEASIBLE and str(res.status) == "infeasible"
+    with pytest.raises(InfeasibleDesignError, match="too_sure, too_rare"):
+        res.mechanism  # noqa: B018
+
+
+def test_to_cvxpy_is_the_same_problem():
+    dp = DesignProblem(privacy=LDP(1.0), objective=ExpectedLoss(losses.hamming(3)))
+    prob, Q = dp.to_cvxpy()
+    prob.solve(solver="CLARABEL")
+    assert prob.value == pytest.approx(2 / (math.e + 2), rel=1e-7)
+    assert Q.value.shape == (3, 3)
+
+
+def test_solver_not_installed_is_a_typed_error():
+    dp = DesignProblem(privacy=LDP(1.0), objective=ExpectedLoss(losses.hamming(3)))
+    with pytest.raises(SolverFailedError, match="NOT_A_SOLVER"):
+        dp.solve(solver="NOT_A_SOLVER")
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(privacy="ldp", objective=ExpectedLoss(losses.hamming(3))), "privacy"),
+    (dict(privacy=LDP(1.0), objective=42), "objective"),
+    (dict(privacy=LDP(1.0), objective=ExpectedLoss(losses.hamming(3)), n_inputs=4), "4"),
+    (dict(privacy=LDP(1.0), objective=ExpectedLoss(losses.hamming(3)), n_outputs=5), "5"),
+    (dict(privacy=SLDP(1.0), objective=EstimationVariance([0.5, 0.5])), "outputs"),
+    (dict(privacy=LDP(1.0), objective=ExpectedLoss(losses.hamming(2)),
+          focal_sets=[["a"]]), "focal_sets"),
+    (dict(privacy=LDP(1.0), objective=ExpectedLoss(losses.hamming(2)),
+          constraints={"c": 3}), "'c'"),
+])
+def test_bad_problems(kwargs, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        DesignProblem(**kwargs)
+
+
+@pytest.mark.parametrize("bad", [lambda: LDP(-1.0), lambda: ApproxLDP(1.0, 2.0),
+                                 lambda: DeletionLDP(float("nan")), lambda: SLDP(1.0, "x"),
+                                 lambda: MetricDP(1.0, np.eye(2), spanner=0.5),
+                                 lambda: EstimationVariance([0.5, 0.5], criterion="Z")])
+def test_bad_notions_and_objectives(bad):
+    with pytest.raises(InvalidParameterError):
+        bad()
+
+
+# ---------------------------------------------------------------- certification, invariants
+@st.composite
+def loss_problems(draw):
+    k = draw(st.integers(2, 5))
+    m = draw(st.integers(2, 5))
+    seed = draw(st.integers(0, 10_000))
+    rng = np.random.default_rng(seed)
+    L = rng.random((k, m)) * 10 ** rng.uniform(-3, 3)
+    prior = rng.dirichlet(np.ones(k))
+    eps = draw(st.floats(0.01, 5.0))
+    kind = draw(st.sampled_from(["ldp", "approx", "deletion", "metric", "worst"]))
+    return k, m, L, prior, eps, kind, rng.uniform(0, 0.3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(loss_problems())
+def test_every_designed_mechanism_passes_the_independent_check(case):
+    k, _m, L, prior, eps, kind, delta = case
+    notion = {"ldp": LDP(eps), "approx": ApproxLDP(eps, delta), "deletion": DeletionLDP(eps),
+              "metric": MetricDP(eps, md.line_distance(k)), "worst": LDP(eps)}[kind]
+    obj = WorstCaseLoss(L) if kind == "worst" else ExpectedLoss(L, prior)
+    res = DesignProblem(privacy=notion, objective=obj).solve()
+    assert res.certificate.met
+    mech = res.mechanism
+    measured = {"ldp": md.epsilon_ldp, "worst": md.epsilon_ldp,
+                "approx": lambda q: md.delta_ldp(q, eps),
+                "deletion": lambda q: md.epsilon_deletion(q).epsilon,
+                "metric": lambda q: md.epsilon_metric(q, md.line_distance(k))}[kind](mech)
+    assert measured <= notion.target + md.EPSILON_TOL
+    assert res.value == pytest.approx(obj.evaluate(mech.matrix))
+    # the solver's value and the certified matrix's value agree
+    assert abs(res.certificate.value_gap) <= 1e-6 * max(1.0, abs(res.value))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(2, 4), st.integers(0, 1000), st.floats(0.1, 3.0))
+def test_optimum_is_monotone_in_epsilon(k, seed, eps):
+    L = np.random.default_rng(seed).random((k, k))
+    lo = DesignProblem(privacy=LDP(eps), objective=ExpectedLoss(L)).solve().value
+    hi = DesignProblem(privacy=LDP(eps * 1.5), objective=ExpectedLoss(L)).solve().value
+    assert hi <= lo + 1e-9
+
+
+def test_repair_restores_the_target():
+    # certify() mixes a matrix that misses its target with the column-mean row
+    from mechdesign.design.certify import certify
+
+    Q = md.randomized_response(3, 1.2).matrix
+    mech, _C, cert = certify(Q, LDP(1.0), md.Mechanism, lambda M: 0.0, None)
+    assert cert.met and 0 < cert.repair_weight < 1
+    assert md.epsilon_ldp(mech) <= 1.0 + md.EPSILON_TOL
