@@ -334,3 +334,36 @@ def test_repair_restores_the_target():
     mech, _C, cert = certify(Q, LDP(1.0), md.Mechanism, lambda M: 0.0, None)
     assert cert.met and 0 < cert.repair_weight < 1
     assert md.epsilon_ldp(mech) <= 1.0 + md.EPSILON_TOL
+
+
+def test_warner_is_optimal_under_wldp_with_walley_reading():
+    # Li et al. 2022 s.6 with Walley's semantics: the worst completion is judged; every
+    # completion of an eps-WLDP mechanism is eps-LDP, so Warner (no "don't know") is optimal.
+    for eps in (0.5, 1.0, 2.0):
+        res = DesignProblem(privacy=WLDP(eps), objective=EstimationVariance([0.3, 0.7]),
+                            inputs=["P", "notP"], outputs=["Yes", "No"],
+                            semantics="walley").solve()
+        m = res.mechanism
+        assert m.is_bayesian and md.epsilon_wldp(m) <= eps + 1e-9
+        p = math.exp(eps) / (1 + math.exp(eps))
+        np.testing.assert_allclose(m.as_bayesian_mechanism().matrix, md.warner(p).matrix,
+                                   atol=1e-12)
+        # no Q_2x3 with the same WLDP budget does better in its worst completion:
+        # eps_W = ln((1-q)/q) = eps fixes q, and p <= 1 - q
+        q = 1 / (1 + math.exp(eps))
+        for p in np.linspace(0.5, 1 - q, 6)[1:]:
+            assert md.epsilon_wldp(md.dont_know(p, q)) <= eps + 1e-9
+            worst = md.q_lambda(p, q, 0.0)  # Q_0: every "don't know" read as a lie
+            assert md.cramer_rao(worst, [0.3, 0.7]).trace >= res.value - 1e-9
+
+
+def test_dont_know_messages_carry_information_under_wldp_shafer_reading():
+    # Under Shafer's reading (messages observed) WLDP does not protect the message itself:
+    # a mechanism whose "don't know" comes from one input only is 1-WLDP and beats Warner.
+    m = md.EvidentialMechanism([[0.26894142, 0.26894142, 0.46211716],
+                                [0.73105858, 0.26894142, 0.0]], FOCAL_YN,
+                               outputs=("Yes", "No"))
+    assert md.epsilon_wldp(m) <= 1.0 + 1e-6
+    assert md.epsilon_sldp(m) == math.inf
+    warner = md.cramer_rao(md.warner(math.e / (1 + math.e)), [0.3, 0.7]).trace
+    assert md.cramer_rao(m.to_mechanism(), [0.3, 0.7]).trace < warner

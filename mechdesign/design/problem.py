@@ -20,7 +20,7 @@ from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from . import local, staircase
 from .certify import certify
-from .notions import LDP, Notion
+from .notions import LDP, WLDP, Notion
 from .objectives import (
     CustomObjective,
     EstimationVariance,
@@ -63,13 +63,24 @@ class DesignProblem:
     constraints : mapping of name -> callable, optional
         Each callable takes the cvxpy expression Q (rows inputs) and returns a constraint or
         a list of constraints. Dual values come back under the same name.
+    semantics : {"shafer", "walley"}
+        How an evidential mechanism's objective is read. ``"shafer"`` (default): the
+        messages are what the analyst observes (the paper's estimator counts them).
+        ``"walley"`` (WLDP only): the analyst observes an output y drawn from some
+        distribution of the credal set, and the objective is judged on the worst one.
+        Every completion of an eps-WLDP mechanism is eps-LDP and a Bayesian eps-LDP
+        mechanism is eps-WLDP, so the worst-case optimum over ALL evidential mechanisms is
+        the pure-LDP optimum over the outputs, attained with no "don't know" mass: the
+        problem is solved exactly as that LDP problem (the objective's columns are then the
+        outputs, not the messages).
     """
 
     def __init__(self, privacy: Notion, objective: Objective | Callable, *,
                  n_outputs: int | None = None, outputs: Sequence | None = None,
                  inputs: Sequence | None = None, n_inputs: int | None = None,
                  focal_sets: Sequence | None = None,
-                 constraints: Mapping[str, Callable] | None = None) -> None:
+                 constraints: Mapping[str, Callable] | None = None,
+                 semantics: str = "shafer") -> None:
         if not isinstance(privacy, Notion):
             raise InvalidParameterError(
                 f"privacy must be a notion such as md.LDP(epsilon=1), got {privacy!r}")
@@ -86,6 +97,12 @@ class DesignProblem:
         self.k = self._resolve_inputs(inputs, n_inputs)
         self.inputs = check_labels(inputs, self.k, "inputs")
         self._outputs_given = outputs is not None or n_outputs is not None
+        if semantics not in ("shafer", "walley"):
+            raise InvalidParameterError(
+                f"semantics must be 'shafer' or 'walley', got {semantics!r}")
+        if semantics == "walley" and not isinstance(privacy, WLDP):
+            raise InvalidParameterError("semantics='walley' goes with the WLDP notion")
+        self.semantics = semantics
         if privacy.evidential:
             self._init_evidential(outputs, n_outputs, focal_sets)
         else:
@@ -154,6 +171,8 @@ class DesignProblem:
         self.focal_sets = tuple(fsets)
         self.focal_masks = probe.focal_masks
         self.n = len(fsets)
+        if self.semantics == "walley":
+            return
         if self.objective.n_outputs is not None and self.objective.n_outputs != self.n:
             raise InvalidParameterError(
                 f"the loss has {self.objective.n_outputs} columns but there are {self.n} "
@@ -206,6 +225,8 @@ class DesignProblem:
     # ------------------------------------------------------------------ solving
     def solve(self, solver: str | None = None, **options: Any) -> DesignResult:
         """Solve, certify (clean, re-measure, repair) and return a :class:`DesignResult`."""
+        if self.semantics == "walley":
+            return self._solve_walley(solver, options)
         if isinstance(self.objective, InformationObjective):
             return self._solve_information(solver, options)
         t0 = time.perf_counter()
@@ -280,6 +301,38 @@ class DesignProblem:
             _unavailable="" if cert.met else (
                 f"measured {cert.achieved!r} exceeds the target {cert.target!r} even after "
                 "repair"))
+
+    def _solve_walley(self, solver: str | None, options: dict) -> DesignResult:
+        """WLDP under Walley's reading: the pure-LDP problem over the outputs, embedded on
+        the singleton messages and re-measured as WLDP (see ``semantics``)."""
+        inner = DesignProblem(LDP(self.privacy.epsilon), self.objective,  # type: ignore
+                              inputs=self.inputs, outputs=self.outputs,
+                              constraints=self.constraints)
+        res = inner.solve(solver, **options)
+        if res.certificate is None or not res.certificate.met:
+            return res
+        singles = [self.focal_sets.index(frozenset([y])) for y in self.outputs]
+
+        def embed(C: np.ndarray) -> EvidentialMechanism:
+            M = np.zeros((self.k, self.n))
+            M[:, singles] = C
+            return EvidentialMechanism(M, self.focal_sets, self.inputs, self.outputs)
+
+        Q = res.mechanism.matrix  # type: ignore[union-attr]
+        mech, C, cert = certify(Q, self.privacy, embed, self.objective.evaluate,
+                                res.solver_value)
+        note = ("Walley reading: every completion of an eps-WLDP mechanism is eps-LDP, so "
+                "the worst-case optimum is the pure-LDP optimum (no 'don't know' mass)")
+        return DesignResult(
+            status=res.status if cert.met else Status.INACCURATE,
+            value=self.objective.evaluate(C), solver_value=res.solver_value,
+            optimum=res.optimum, certificate=cert, duals=res.duals, solver=res.solver,
+            formulation="WLDP (Walley) reduced to " + res.formulation,
+            build_time=res.build_time, solve_time=res.solve_time,
+            notes=(*res.notes, note), structure=res.structure,
+            user_constraints=tuple(self.constraints),
+            _mechanism=mech if cert.met else None,
+            _unavailable="" if cert.met else "the embedded mechanism misses the WLDP target")
 
     # ------------------------------------------------------------------ information
     def _staircase_applies(self) -> bool:
