@@ -3,6 +3,7 @@ optimal mechanism (:class:`~mechdesign.design.result.DesignResult`)."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import time
@@ -183,10 +184,16 @@ class DesignProblem:
         return {"inputs": self.inputs, "focal_masks": self.focal_masks,
                 "n_labels": len(self.outputs) if self.focal_sets is not None else None}
 
-    def _feasible(self, n: int | None = None) -> tuple[cp.Expression, dict[str, list], dict]:
-        """Q, named constraint groups (rows, privacy, user's) and the build context."""
+    def _feasible(self, n: int | None = None, parametric: bool = False
+                  ) -> tuple[cp.Expression, dict[str, list], dict]:
+        """Q, named constraint groups (rows, privacy, user's) and the build context.
+
+        With ``parametric=True`` every epsilon-dependent coefficient is a cvxpy Parameter
+        and ``context["setters"]`` moves them all to a new epsilon (see frontier).
+        """
         n = self.n if n is None else n
         context = self._context()
+        context["parametric"] = parametric
         Q, groups = self.privacy.formulate(self.k, n, context)
         groups = {"rows": [cp.sum(Q, axis=1) == 1], **groups}
         for name, fn in self.constraints.items():
@@ -205,16 +212,26 @@ class DesignProblem:
         prob, Q, _, _ = self._compile()
         return prob, Q
 
-    def _compile(self) -> tuple[cp.Problem, cp.Expression, dict[str, list], dict]:
+    def _compile(self, parametric: bool = False
+                 ) -> tuple[cp.Problem, cp.Expression, dict[str, list], dict]:
         if isinstance(self.objective, InformationObjective):
             raise InvalidParameterError(
                 f"{type(self.objective).__name__} is not a convex expression of Q (it is "
                 "maximised through staircase programs); to_cvxpy needs a loss objective")
-        Q, groups, context = self._feasible()
+        Q, groups, context = self._feasible(parametric=parametric)
         expr, extra = self.objective.expression(Q)
         cons = [c for g in groups.values() for c in g] + extra
         sense = cp.Maximize if self.objective.sense == "maximize" else cp.Minimize
         return cp.Problem(sense(expr), cons), Q, groups, context
+
+    def with_privacy(self, privacy: Notion) -> DesignProblem:
+        """The same problem under another notion of the same kind (e.g. another epsilon)."""
+        if type(privacy) is not type(self.privacy):
+            raise InvalidParameterError(
+                f"with_privacy needs a {type(self.privacy).__name__}, got {privacy!r}")
+        twin = copy.copy(self)
+        twin.privacy = privacy
+        return twin
 
     def _build(self, C: np.ndarray) -> Mechanism | EvidentialMechanism:
         if self.focal_sets is not None:

@@ -10,6 +10,10 @@ No banner is printed.
 
 from __future__ import annotations
 
+import functools
+import os
+import sys
+
 import cvxpy as cp
 
 from ..errors import SolverFailedError
@@ -36,10 +40,30 @@ def choose_solver(problem: cp.Problem, solver: str | None) -> str:
     return "HIGHS" if n_vars <= LP_CLARABEL_ABOVE else "CLARABEL"
 
 
+@functools.cache
+def _silence_highs_banner() -> None:
+    """HiGHS prints a banner on stdout when the first Highs object of a process is made,
+    before any option can be set: make that first object with stdout sent to /dev/null."""
+    try:
+        import highspy
+    except ImportError:  # pragma: no cover (comes with cvxpy)
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def solver_options(name: str, options: dict) -> dict:
     """Quiet defaults per solver, overridden by the user's options."""
     opts = dict(options)
     if name == "HIGHS":
+        _silence_highs_banner()
         highs = {"output_flag": False, "solver": "ipm"}
         highs.update(opts.pop("highs_options", {}))
         opts["highs_options"] = highs
