@@ -19,8 +19,9 @@ Exact characterisations used here (derived in the docstrings, cross-checked in t
    decreasing phi), phi is a mixture of the indicators of the ``top_j``, the Choquet forms are
    linear, and the sup/inf are attained by allocating every focal set to its first / last
    element in the chain. So the achievable ``(alpha, beta)`` for that chain are the convex hull
-   of the chain points, which are ``(pl_x(E), bel_x'(Y-E))`` (pessimistic) and
-   ``(bel_x(E), bel_x'(Y-E))`` (optimistic) for ``E = top_j``.
+   of the chain points, which are ``(pl_x(E), pl_x'(Y-E)) = (pl_x(E), 1 - bel_x'(E))``
+   (pessimistic) and ``(bel_x(E), bel_x'(Y-E)) = (bel_x(E), 1 - pl_x'(E))`` (optimistic)
+   for ``E = top_j``.
 2. Pessimistic: T^pe is convex (an LP value in alpha) and lies below every event point, so
    ``T^pe`` is the lower convex hull of ``{(pl_x(E), pl_x'(Y - E)) : E subset of Y}``
    (2^|Y| points). Second method: the LP over tests with the Choquet forms
@@ -156,7 +157,8 @@ def _pessimistic_lp(ev: EvidentialMechanism, x: int, xp: int, alphas: np.ndarray
         b[-1] = alpha
         res = linprog(c, A_ub=A, b_ub=b, bounds=(0.0, 1.0), method="highs")
         if res.status != 0:  # pragma: no cover - phi = 0 is always feasible
-            raise InvalidParameterError(f"the test LP failed at alpha = {alpha!r}: {res.message}")
+            raise InvalidParameterError(
+                f"the test LP failed at alpha = {float(alpha)!r}: {res.message}")
         out[idx] = min(max(1.0 + res.fun, 0.0), 1.0)
     return out
 

@@ -16,11 +16,18 @@ breakpoints (:class:`TradeoffCurve`); evaluating at a grid of alphas is linear i
 Privacy-loss atoms. For a pair (P, Q) group the outputs by their log-likelihood ratio
 ``l = ln Q[y] - ln P[y]`` into atoms ``(a, b) = (P(l), Q(l))`` (``b = a e^l``). The k-fold
 product ``(P^k, Q^k)`` has the atoms of the k-fold convolution of the loss, computed by
-repeated squaring in log space (masses down to 1e-308 keep full relative precision), so the
-1000-fold composition of binary randomized response (1001 atoms) is exact and takes
-milliseconds. Loss values that agree to 1e-10 relative (:data:`LOSS_MERGE_TOL`) are merged,
-which moves the curve by at most ~1e-10 times the merged mass; the masses themselves are
-summed, never rounded. The number of atoms is limited to :data:`MAX_ATOMS`.
+repeated squaring in log space (no underflow for masses like 1e-200), so the 1000-fold
+composition of binary randomized response (1001 atoms) is exact and takes milliseconds. Loss
+values that agree to 1e-10 relative (:data:`LOSS_MERGE_TOL`) are merged, which moves the
+curve by at most ~1e-10 times the merged mass; the masses themselves are summed, never
+rounded. The number of atoms is limited to :data:`MAX_ATOMS` (and the work of one
+convolution step to :data:`MAX_PAIRS` pairs).
+
+Precision. The curve is that of the matrix AS STORED (a row summing to 1 - 1e-16 gives
+``T(0) = 1 - 1e-16``, and ``k`` compositions amplify that to ``k`` ulps). Masses carry a
+relative error of about ``k`` ulps, and the breakpoints are doubles: an alpha below 1e-308
+is stored as 0 and a beta within 1e-16 of 1 as 1. So curves are exact to about
+``1e-16 * max(k, 10)`` in beta; the tests hold them to that against 60-digit references.
 
 Mechanisms. The trade-off of a mechanism for a pair of inputs (x, x') is
 ``T(Q[x], Q[x'])``. The "worst pair" is not a single pair in general (the pair whose curve is
@@ -49,7 +56,12 @@ LOSS_MERGE_TOL = 1e-10
 """Privacy-loss values equal to this relative precision are merged into one atom."""
 
 MAX_ATOMS = 2_000_000
-"""Largest number of privacy-loss atoms (and of pairs formed in one convolution step)."""
+"""Largest number of distinct privacy-loss atoms of a composition."""
+
+MAX_PAIRS = 200_000_000
+"""Largest number of atom pairs one convolution step may combine (a bound on the work)."""
+
+_BLOCK = 1_000_000
 
 CONVEXITY_TOL = 1e-9
 """Slack when checking that a curve is convex (a genuine trade-off function)."""
@@ -99,9 +111,10 @@ class TradeoffCurve:
             raise InvalidParameterError("breakpoints must be finite")
         if a[0] != 0.0 or a[-1] != 1.0 or (np.diff(a) <= 0).any():
             raise InvalidParameterError(
-                f"alphas must increase strictly from 0 to 1, got {a[:3]!r}...{a[-3:]!r}")
+                "alphas must increase strictly from 0 to 1, got "
+                f"{a[:3].tolist()}...{a[-3:].tolist()}")
         if (b < -1e-12).any() or (b > 1 + 1e-12).any():
-            bad = b[(b < -1e-12) | (b > 1 + 1e-12)][0]
+            bad = float(b[(b < -1e-12) | (b > 1 + 1e-12)][0])
             raise InvalidParameterError(f"betas must lie in [0, 1], got {bad!r}")
         a.flags.writeable = False
         b.flags.writeable = False
@@ -138,7 +151,7 @@ def _check_alphas(alphas: Any) -> np.ndarray:
         raise InvalidParameterError(f"alphas must be numbers in [0, 1], got {alphas!r}") from None
     bad = ~np.isfinite(x) | (x < 0) | (x > 1)
     if bad.any():
-        raise InvalidParameterError(f"alphas must lie in [0, 1], got {x[bad].flat[0]!r}")
+        raise InvalidParameterError(f"alphas must lie in [0, 1], got {float(x[bad].flat[0])!r}")
     return x
 
 
@@ -272,13 +285,35 @@ def _atoms_from_pair(P: np.ndarray, Q: np.ndarray) -> _Atoms:
 
 
 def _convolve(A: _Atoms, B: _Atoms) -> _Atoms:
+    """Atoms of the product pair: all sums of losses, merged; the outer product is formed in
+    blocks of at most :data:`_BLOCK` pairs so memory stays small when the losses collapse."""
     n = len(A) * len(B)
-    if n > MAX_ATOMS:
+    if n > MAX_PAIRS:
         raise SizeLimitError(
-            f"composing {len(A)} x {len(B)} = {n} privacy-loss atoms exceeds MAX_ATOMS = "
-            f"{MAX_ATOMS}: the loss values do not collapse (they are not commensurate); "
-            "use fewer compositions or the Gaussian approximation")
-    return _merge(A.log_a[:, None] + B.log_a[None, :], A.log_b[:, None] + B.log_b[None, :])
+            f"composing {len(A)} x {len(B)} = {n} pairs of privacy-loss atoms exceeds "
+            f"MAX_PAIRS = {MAX_PAIRS}; use fewer compositions or the Gaussian approximation")
+    if n <= _BLOCK:
+        out = _merge(A.log_a[:, None] + B.log_a[None, :], A.log_b[:, None] + B.log_b[None, :])
+    else:
+        rows = max(1, _BLOCK // len(B))
+        out = None
+        for i in range(0, len(A), rows):
+            part = _merge(A.log_a[i:i + rows, None] + B.log_a[None, :],
+                          A.log_b[i:i + rows, None] + B.log_b[None, :])
+            out = part if out is None else _merge(np.concatenate([out.log_a, part.log_a]),
+                                                  np.concatenate([out.log_b, part.log_b]))
+            _check_atoms(out)
+        assert out is not None
+    _check_atoms(out)
+    return out
+
+
+def _check_atoms(A: _Atoms) -> None:
+    if len(A) > MAX_ATOMS:
+        raise SizeLimitError(
+            f"the composition has more than MAX_ATOMS = {MAX_ATOMS} distinct privacy-loss "
+            f"values ({len(A)}): the losses do not collapse (they are not commensurate); use "
+            "fewer compositions or the Gaussian approximation")
 
 
 def _power(A: _Atoms, k: int) -> _Atoms:
@@ -321,7 +356,7 @@ def _atoms_from_curve(f: TradeoffCurve) -> _Atoms:
             "pairs?); tensor the pairs' own curves instead")
     if f.betas[-1] > 1e-12:
         raise InvalidParameterError(
-            f"a trade-off function vanishes at alpha = 1, got beta(1) = {f.betas[-1]!r}")
+            f"a trade-off function vanishes at alpha = 1, got beta(1) = {float(f.betas[-1])!r}")
     if (f.betas > 1.0 - f.alphas + 1e-12).any():
         raise InvalidParameterError("a trade-off function lies below 1 - alpha")
     da = np.diff(f.alphas)
@@ -430,27 +465,35 @@ def tradeoff_function(first: Any, second: Any = None, /, *, pair: Any = None,
     return _pair_curve(P, Q, k, "T(P, Q)" + (f"^(x){k}" if k > 1 else ""))
 
 
-def tradeoff_curve(first: Any, second: Any, third: Any = None, /, *, pair: Any = None,
-                   k: int = 1) -> np.ndarray | float:
+def tradeoff_curve(first: Any, second: Any = None, third: Any = None, /, *,
+                   alphas: Any = None, pair: Any = None, k: int = 1) -> np.ndarray | float:
     r"""The exact trade-off function evaluated at ``alphas``.
 
     * ``tradeoff_curve(P, Q, alphas, k=1)``: ``T(P^k, Q^k)(alphas)``.
     * ``tradeoff_curve(mechanism, alphas, pair=None, k=1)``: ``T(Q[x]^k, Q[x']^k)(alphas)``
       for ``pair = (x, x')``, or the pointwise minimum over ordered pairs when ``pair=None``.
 
-    .. math:: T(P, Q)(\alpha) = \inf\{1 - E_Q\phi : E_P \phi \le \alpha\}
+    ``alphas`` may also be passed by keyword. Same shape as ``alphas``.
 
-    Same shape as ``alphas``. See :func:`tradeoff_function` for the breakpoints.
+    .. math:: T(P, Q)(lpha) = \inf\{1 - E_Q\phi : E_P \phi \le lpha\}
+
+    See :func:`tradeoff_function` for the breakpoints.
     """
     if isinstance(first, Mechanism | EvidentialMechanism):
-        if third is not None:
+        if third is not None or (second is not None and alphas is not None):
             raise InvalidParameterError(
-                "tradeoff_curve(mechanism, alphas, pair=..., k=...) takes two positional "
-                f"arguments; got a third: {third!r}")
-        return tradeoff_function(first, pair=pair, k=k)(second)
-    if third is None:
+                "tradeoff_curve(mechanism, alphas, pair=..., k=...) takes alphas once; got "
+                f"{second!r} and {third if third is not None else alphas!r}")
+        grid = second if alphas is None else alphas
+        if grid is None:
+            raise InvalidParameterError("tradeoff_curve(mechanism, alphas) needs alphas")
+        return tradeoff_function(first, pair=pair, k=k)(grid)
+    if third is not None and alphas is not None:
+        raise InvalidParameterError("alphas given twice (positionally and by keyword)")
+    grid = third if alphas is None else alphas
+    if grid is None:
         raise InvalidParameterError("tradeoff_curve(P, Q, alphas) needs alphas")
-    return tradeoff_function(first, second, pair=pair, k=k)(third)
+    return tradeoff_function(first, second, pair=pair, k=k)(grid)
 
 
 # ============================================================================ pointwise minimum

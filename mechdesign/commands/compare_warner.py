@@ -4,7 +4,7 @@ Prints, for one Q_2x3(p, q), the Shafer, Walley and optimal trade-offs (Li et al
 ``reference/belief_ldp.md``) with the exact and the approximate A of Thm 3.10 and simulated
 MSEs with standard errors; then the same on the (c, eps) grid of Figs 1-2 and the (n, eps)
 grid of Fig. 3. With ``--out DIR`` it writes fig1.png, fig2.png, fig3.png and fig5.png
-(fig4.png once the trade-off curves exist: see :func:`figure_4_curves`).
+(fig4.png: the trade-off curves of :func:`figure_4_curves`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..analysis.belief_tradeoff import optimistic_function, pessimistic_function
 from ..analysis.dont_know import (
     FIGURE3_DONT_KNOW,
     FIGURE3_N,
@@ -34,7 +35,10 @@ from ..analysis.dont_know import (
     simulate_path,
 )
 from ..analysis.estimation import variance_dont_know, variance_q_lambda
+from ..analysis.privacy import epsilon_wldp
 from ..analysis.simulation import SimulationResult, simulate_dont_know
+from ..analysis.tradeoff import tradeoff_function_dp
+from ..catalog import dont_know
 from ..errors import InvalidParameterError
 from ._output import fmt, print_table
 
@@ -42,15 +46,18 @@ PATH_LAMBDAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 """Q_lambda mechanisms simulated for the table and Fig. 5."""
 
 
-def figure_4_curves(p: float, q: float) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
-    """HOOK for Fig. 4: trade-off curves ``{label: (alpha, beta)}`` of Q_2x3(p, q).
+def figure_4_curves(p: float, q: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Fig. 4: trade-off curves ``{label: (alpha, beta)}`` of Q_2x3(p, q) (Thm 3.18, Cor 3.19).
 
-    The paper's Fig. 4 draws f_eps and f_2eps against T^op and T^pe (Thm 3.18, Cor 3.19).
-    Those curves belong to ``mechdesign.analysis.tradeoff`` (written separately); until it is
-    wired in here this returns ``None`` and the command skips fig4.png and says so.
-    :func:`mechdesign.plotting.warner.figure_4` draws whatever this returns.
+    f_eps and f_2eps at the mechanism's WLDP epsilon, against the optimistic and pessimistic
+    curves T^op, T^pe and their 2-fold versions (``belief_ldp.md`` s.3).
     """
-    return None
+    dk = dont_know(p, q)
+    eps = epsilon_wldp(dk)
+    curves = {"f_eps": tradeoff_function_dp(eps), "f_2eps": tradeoff_function_dp(2 * eps),
+              "T^pe": pessimistic_function(dk), "T^op": optimistic_function(dk),
+              "T^pe_2": pessimistic_function(dk, k=2), "T^op_2": optimistic_function(dk, k=2)}
+    return {label: (c.alphas, c.betas) for label, c in curves.items()}
 
 
 def _fmt(x: float, digits: int = 6) -> str:
@@ -159,7 +166,6 @@ def cmd_compare_warner(args: argparse.Namespace) -> int:
     grid = _grid_rows(fig12, "1-2") + _grid_rows(fig3, "3")
 
     written: list[str] = []
-    skipped: dict[str, str] = {}
     if args.out:
         from ..plotting.warner import figure_1, figure_2, figure_3, figure_4, figure_5
 
@@ -168,12 +174,7 @@ def cmd_compare_warner(args: argparse.Namespace) -> int:
         figs = {"fig1.png": figure_1(fig12, args.pi), "fig2.png": figure_2(fig12, args.pi),
                 "fig3.png": figure_3(fig3, args.pi),
                 "fig5.png": figure_5(analysis, path, sim_s)}
-        curves = figure_4_curves(args.p, args.q)
-        if curves is None:
-            skipped["fig4.png"] = ("trade-off curves (mechdesign.analysis.tradeoff) are not "
-                                   "wired in yet: see compare_warner.figure_4_curves")
-        else:
-            figs["fig4.png"] = figure_4(curves)
+        figs["fig4.png"] = figure_4(figure_4_curves(args.p, args.q))
         for name, fig in sorted(figs.items()):
             path_out = out / name
             fig.savefig(path_out, dpi=120)
@@ -193,7 +194,7 @@ def cmd_compare_warner(args: argparse.Namespace) -> int:
             "rectangle": {k: _num(v) for k, v in analysis.rectangle.__dict__.items()},
             "mechanism": [clean(r) for r in rows],
             "grid": [clean(r) for r in grid],
-            "figures": written, "skipped": skipped}, indent=2))
+            "figures": written}, indent=2))
         return 0
 
     print(f"Warner versus \"don't know\": pi = {args.pi:g}, n = {args.n}, reps = {args.reps}, "
@@ -215,8 +216,6 @@ def cmd_compare_warner(args: argparse.Namespace) -> int:
                   _fmt(g["p"], 5), _fmt(g["q"], 5), *_table_cells(g)) for g in grid], hdr)
     for name in written:
         print(f"wrote {name}")
-    for name, why in skipped.items():
-        print(f"skipped {name}: {why}")
     return 0
 
 

@@ -217,19 +217,21 @@ def figure_3(points: Sequence[ShaferPoint], pi: float, *, exact: bool = True) ->
 
 def figure_4(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
              title: str = "Fig. 4: trade-off functions") -> Figure:
-    r"""Fig. 4 (HOOK): draw trade-off functions ``beta = T(alpha)`` given as
-    ``{label: (alpha, beta)}``.
+    r"""Fig. 4: draw trade-off functions ``beta = T(alpha)`` given as ``{label: (alpha, beta)}``
+    (see ``commands.compare_warner.figure_4_curves``).
 
     The paper's Fig. 4 shows f_eps and f_2eps against T^op and T^pe of Q_2x3 (Thm 3.18,
-    Cor 3.19). Those curves are computed by ``mechdesign.analysis.tradeoff`` (another
-    module); this function only draws what it is given, with the diagonal ``1 - alpha``
-    (perfect privacy: the two hypotheses cannot be told apart) for reference.
+    Cor 3.19). Reference curves (labels starting with ``f_``) are drawn dashed on top, since
+    T^op of Q_2x3 coincides with f_eps; the diagonal ``1 - alpha`` (perfect privacy) is
+    shown too.
     """
     fig = Figure(figsize=(5.2, 5.0), layout="constrained")
     ax = fig.add_subplot()
     ax.plot([0, 1], [1, 0], color="0.6", ls=":", lw=1, label=r"$1 - \alpha$ (perfect privacy)")
     for label, (alpha, beta) in curves.items():
-        ax.plot(alpha, beta, lw=1.6, label=label)
+        ref = label.startswith("f_")
+        ax.plot(alpha, beta, lw=1.2 if ref else 1.8, ls="--" if ref else "-",
+                color="black" if ref else None, zorder=3 if ref else 2, label=label)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_aspect("equal")
