@@ -107,6 +107,7 @@ from .evidential import EvidentialMechanism
 from .io import load_mechanism, save_mechanism
 from .mechanism import Mechanism
 from .neighbors import distance_matrix, line_distance
+from .problems import Expected, ProblemFile, load_problem, loads_problem, problem_from_dict
 
 __version__ = "0.1.0"
 
@@ -127,6 +128,7 @@ __all__ = [
     "DontKnowAnalysis",
     "EstimationVariance",
     "EvidentialMechanism",
+    "Expected",
     "ExpectedLoss",
     "FileFormatError",
     "GaussianApproximation",
@@ -137,6 +139,7 @@ __all__ = [
     "MechdesignError",
     "MetricDP",
     "MutualInformation",
+    "ProblemFile",
     "SimulationResult",
     "SizeLimitError",
     "SolverFailedError",
@@ -178,11 +181,14 @@ __all__ = [
     "is_garbling_of",
     "line_distance",
     "load_mechanism",
+    "load_problem",
+    "loads_problem",
     "losses",
     "lower_envelope",
     "optimistic_function",
     "pessimistic_function",
     "privacy_report",
+    "problem_from_dict",
     "project_simplex",
     "q_lambda",
     "randomized_response",

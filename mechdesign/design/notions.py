@@ -217,7 +217,7 @@ class MetricDP(Notion):
     """
 
     epsilon: float
-    distance: Any = field(compare=False)
+    distance: Any = field(compare=False, repr=False)
     spanner: float | None = None
 
     def __post_init__(self) -> None:

@@ -7,6 +7,7 @@ import copy
 import itertools
 import math
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -266,10 +267,14 @@ class DesignProblem:
                             user_constraints=tuple(self.constraints), _unavailable=error)
 
     def _run(self, prob: cp.Problem, name: str, options: dict) -> tuple[Status, str]:
-        try:
-            prob.solve(solver=name, **solver_options(name, options))
-        except cp.SolverError as exc:
-            return Status.SOLVER_ERROR, f"{name} failed: {exc}"
+        """Solve; solver warnings are kept in ``self._solver_warnings`` (reported as notes)."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                prob.solve(solver=name, **solver_options(name, options))
+            except cp.SolverError as exc:
+                return Status.SOLVER_ERROR, f"{name} failed: {exc}"
+        self._solver_warnings = tuple(f"solver warning: {w.message}" for w in caught)
         status = _STATUS.get(prob.status, Status.SOLVER_ERROR)
         msg = "" if status is not Status.SOLVER_ERROR else (
             f"{name} stopped with status {prob.status!r} (time limit or numerical trouble)")
@@ -299,10 +304,15 @@ class DesignProblem:
     def _certified(self, Q: np.ndarray, solver_value: float | None, status: Status,
                    solver: str, optimum: str, formulation: str, build_time: float,
                    solve_time: float, duals: dict, notes: tuple[str, ...],
-                   structure: dict | None = None) -> DesignResult:
-        mech, C, cert = certify(Q, self.privacy, self._build, self.objective.evaluate,
-                                solver_value)
-        notes = list(notes)
+                   structure: dict | None = None, outputs: Sequence | None = None
+                   ) -> DesignResult:
+        def build(C: np.ndarray) -> Mechanism | EvidentialMechanism:
+            if outputs is not None:
+                return Mechanism(C, self.inputs, outputs)
+            return self._build(C)
+
+        mech, C, cert = certify(Q, self.privacy, build, self.objective.evaluate, solver_value)
+        notes = [*notes, *getattr(self, "_solver_warnings", ())]
         if cert.repair_weight > 0:
             notes.append(f"the cleaned solver matrix missed the privacy target; mixed with "
                          f"the column-mean row at weight {cert.repair_weight:.3g}")
@@ -393,9 +403,7 @@ class DesignProblem:
         used = Q.shape[1]
         if self.focal_sets is None:
             if not self._outputs_given:
-                self.n = used
-                self.outputs = tuple(range(used))
-                return Q
+                return Q  # the staircase's own outputs, labelled 0..used-1
             if used > self.n:
                 return None
             return np.hstack([Q, np.zeros((self.k, self.n - used))])
@@ -417,9 +425,9 @@ class DesignProblem:
         form = "symmetric reduction: d-subset selection, closed form over d"
         if self.k * math.comb(self.k, d) <= catalog.MAX_ENTRIES:
             mech = catalog.subset_selection(self.k, d, eps)
-            self.n, self.outputs = mech.n_outputs, mech.outputs
             return self._certified(mech.matrix, value, Status.OPTIMAL, "closed form",
-                                   "global", form, 0.0, elapsed, {}, (), structure)
+                                   "global", form, 0.0, elapsed, {}, (), structure,
+                                   outputs=mech.outputs)
         cert = Certificate(notion=self.privacy.describe(), target=eps, achieved=eps,
                            met=True, tolerance=EPSILON_TOL, repair_weight=0.0,
                            value_gap=0.0, method="analytic: every column of d-subset "

@@ -1,0 +1,241 @@
+"""``mechdesign solve FILE``: solve a design problem file and print the certified optimum.
+
+The file format is documented in :mod:`mechdesign.problems`. The command prints the result,
+the certificate (the privacy measured on the returned matrix by the analysis layer) and the
+mechanism as tables; ``--json`` prints one JSON object whose ``mechanism`` key is read back
+by ``mechdesign check``; ``--out FILE.csv|FILE.json`` writes the matrix and a heatmap PNG next
+to it (same stem, ``.png``).
+
+Exit status: 0 when a certified mechanism is returned and the file's ``[expected]`` value
+(if any) is met; 1 when the solve gives no certified mechanism or misses ``[expected]``;
+2 for bad input (the file, the options), with one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from ..design import DesignResult, Status
+from ..errors import FileFormatError, InvalidParameterError, MechdesignError
+from ..evidential import EvidentialMechanism
+from ..io import mechanism_to_jsonable, save_mechanism
+from ..mechanism import Mechanism
+from ..problems import ProblemFile, load_problem
+from ._output import fmt, print_table
+
+MAX_TABLE_COLUMNS = 12
+"""The printed mechanism shows at most this many outputs (``--out``/``--json`` have all)."""
+
+MAX_ANNOTATED_CELLS = 100
+"""The heatmap writes the probabilities in the cells up to this many cells."""
+
+
+def _finite_or_none(value: Any) -> Any:
+    """JSON-safe copy: NaN and infinities become None, numpy scalars plain numbers."""
+    if isinstance(value, dict):
+        return {str(k): _finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite_or_none(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _label(v: Any) -> str:
+    if isinstance(v, frozenset):
+        return "{" + ",".join(sorted(str(u) for u in v)) + "}"
+    return str(v)
+
+
+def _columns(m: Mechanism | EvidentialMechanism) -> tuple[np.ndarray, list[str], list[str]]:
+    """Matrix, row labels and column labels (focal sets for an evidential mechanism)."""
+    if isinstance(m, EvidentialMechanism):
+        order = {y: i for i, y in enumerate(m.outputs)}
+        cols = ["{" + ",".join(str(y) for y in sorted(B, key=order.__getitem__)) + "}"
+                for B in m.focal_sets]
+        return m.masses, [_label(x) for x in m.inputs], cols
+    return m.matrix, [_label(x) for x in m.inputs], [_label(y) for y in m.outputs]
+
+
+def plot_heatmap(m: Mechanism | EvidentialMechanism, title: str = "") -> Figure:
+    """A heatmap of ``Q[x, y]`` (rows inputs) or of the masses ``m_x(B)``.
+
+    Object-oriented matplotlib (no pyplot): ``fig.savefig("q.png")`` renders with Agg.
+    """
+    Q, rows, cols = _columns(m)
+    k, n = Q.shape
+    width = min(14.0, max(4.5, 0.55 * n + 2.5))
+    height = min(10.0, max(3.2, 0.45 * k + 2.0))
+    fig = Figure(figsize=(width, height), layout="constrained")
+    ax = fig.add_subplot()
+    im = ax.imshow(Q, cmap="viridis", vmin=0.0, vmax=max(float(Q.max()), 1e-12),
+                   aspect="auto", interpolation="nearest")
+    fig.colorbar(im, ax=ax, label="mass $m_x(B)$" if isinstance(m, EvidentialMechanism)
+                 else "$P(y \\mid x)$")
+    if n <= 40:
+        crowded = n * max(map(len, cols)) > 9 * width
+        ax.set_xticks(range(n), cols, rotation=90 if crowded else 0, fontsize=8)
+    if k <= 40:
+        ax.set_yticks(range(k), rows, fontsize=8)
+    if k * n <= MAX_ANNOTATED_CELLS:
+        top = float(Q.max())
+        for x in range(k):
+            for y in range(n):
+                ax.text(y, x, f"{Q[x, y]:.3g}", ha="center", va="center", fontsize=7,
+                        color="black" if Q[x, y] > 0.6 * top else "white")
+    ax.set_xlabel("focal set B" if isinstance(m, EvidentialMechanism) else "output y")
+    ax.set_ylabel("input x")
+    ax.set_title("\n".join(textwrap.wrap(title, int(9 * width))), fontsize=9)
+    return fig
+
+
+def _check_out(out: Path, pf: ProblemFile) -> None:
+    suffix = out.suffix.lower()
+    if suffix not in (".csv", ".json"):
+        raise InvalidParameterError(
+            f"--out {str(out)!r}: use a .csv or .json file (the heatmap goes next to it as "
+            ".png)")
+    if suffix == ".csv" and pf.problem.privacy.evidential:
+        raise InvalidParameterError(
+            f"--out {str(out)!r}: {type(pf.problem.privacy).__name__} designs an evidential "
+            "mechanism, whose focal sets need .json")
+    if not out.parent.is_dir():
+        raise FileFormatError(f"--out {str(out)!r}: no such directory {str(out.parent)!r}")
+
+
+def _record(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: str,
+            files: dict | None) -> dict:
+    out = {"file": str(pf.path) if pf.path else None, "title": pf.title,
+           "privacy": pf.privacy, "objective": pf.objective, **res.summary()}
+    if out.get("certificate"):
+        out["certificate"]["notion"] = pf.privacy  # the notion's repr may hold a matrix
+    exp = pf.expected
+    out["expected"] = None if exp is None else {
+        **exp.to_dict(), "bounds": list(exp.bounds()), "met": exp.check(res.value)}
+    out["mechanism"] = None if mech is None else mechanism_to_jsonable(mech)
+    out["mechanism_unavailable"] = unavailable or None
+    out["files"] = files
+    return _finite_or_none(out)
+
+
+def _print_report(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: str,
+                  files: dict | None) -> None:
+    print(pf.title)
+    print_table([("privacy", pf.privacy), ("objective", pf.objective)], ("problem", ""))
+    print()
+    rows = [("status", str(res.status)),
+            ("value", "-" if res.value is None else fmt(res.value)),
+            ("solver value", "-" if res.solver_value is None else fmt(res.solver_value)),
+            ("optimum", res.optimum), ("solver", res.solver or "-"),
+            ("formulation", res.formulation),
+            ("time", f"build {res.build_time:.3g} s, solve {res.solve_time:.3g} s")]
+    if pf.expected is not None:
+        exp = pf.expected
+        lo, hi = exp.bounds()
+        verdict = "met" if exp.check(res.value) else "NOT MET"
+        rows.append(("expected", f"{fmt(exp.value)} ({exp.relation}, in [{fmt(lo)}, "
+                                 f"{fmt(hi)}]): {verdict}"))
+        rows.append(("source", exp.source))
+    print_table(rows, ("result", ""))
+    cert = res.certificate
+    if cert is not None:
+        print()
+        print_table([
+            ("notion", pf.privacy), ("target", fmt(cert.target)),
+            ("achieved (measured)", fmt(cert.achieved)), ("met", "yes" if cert.met else "NO"),
+            ("tolerance", fmt(cert.tolerance)), ("repair weight", fmt(cert.repair_weight)),
+            ("value gap", "-" if math.isnan(cert.value_gap) else fmt(cert.value_gap)),
+            ("method", cert.method)], ("certificate", ""))
+    for note in res.notes:
+        print(f"note: {note}")
+    print()
+    if mech is None:
+        print(f"mechanism: none ({unavailable})")
+    else:
+        Q, rows_l, cols = _columns(mech)
+        what = "masses m_x(B)" if isinstance(mech, EvidentialMechanism) else "Q[x, y] = P(y | x)"
+        print(f"mechanism {what}: {Q.shape[0]} inputs x {Q.shape[1]} "
+              f"{'focal sets' if isinstance(mech, EvidentialMechanism) else 'outputs'}")
+        shown = min(Q.shape[1], MAX_TABLE_COLUMNS)
+        table = [(r, *(f"{v:.6g}" for v in Q[i, :shown])) for i, r in enumerate(rows_l)]
+        print_table(table, ("x", *cols[:shown]))
+        if shown < Q.shape[1]:
+            print(f"... {Q.shape[1] - shown} more columns (--json or --out FILE has them all)")
+    if files:
+        print(f"wrote {files['matrix']} and {files['heatmap']}")
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    pf = load_problem(args.file)
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        _check_out(out, pf)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = pf.problem.solve(solver=args.solver)
+    solver_warnings = list(dict.fromkeys(f"{w.category.__name__}: {w.message}"
+                                         for w in caught))
+    mech, unavailable = None, ""
+    try:
+        mech = res.mechanism
+    except MechdesignError as exc:  # a DesignError, or SizeLimitError when too large to build
+        unavailable = str(exc)
+    files = None
+    if out is not None and mech is not None:
+        save_mechanism(mech, out)
+        png = out.with_suffix(".png")
+        fig = plot_heatmap(mech, f"{pf.title}: value {res.value:.6g}")
+        fig.savefig(png, dpi=120)
+        files = {"matrix": str(out), "heatmap": str(png)}
+    if args.json:
+        record = _record(pf, res, mech, unavailable, files)
+        record["warnings"] = solver_warnings
+        print(json.dumps(record, indent=2))
+    else:
+        _print_report(pf, res, mech, unavailable, files)
+        for w in solver_warnings:
+            print(f"solver warning: {w}")
+    problems = []
+    certified = res.certificate is not None and res.certificate.met
+    if mech is None and not (certified and res.status is Status.OPTIMAL):
+        problems.append(f"no certified mechanism: {unavailable}")
+    if out is not None and mech is None:
+        problems.append(f"--out {str(out)!r} not written: {unavailable}")
+    if pf.expected is not None and not pf.expected.check(res.value):
+        lo, hi = pf.expected.bounds()
+        problems.append(f"value {res.value!r} misses [expected] value "
+                        f"{pf.expected.value!r} (allowed [{lo!r}, {hi!r}])")
+    for p in problems:
+        print(f"mechdesign: {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "solve", help="solve a design problem file (TOML) and print the certified optimum",
+        description="Solve a design problem file (format: mechdesign.problems; examples in "
+                    "problems/) and print the optimal mechanism and its certificate: the "
+                    "privacy measured on the returned matrix. Exit status 1 when there is no "
+                    "certified mechanism or the file's [expected] value is missed.")
+    p.add_argument("file", help="problem file (.toml)")
+    p.add_argument("--json", action="store_true",
+                   help="machine-readable output; its 'mechanism' key is read back by "
+                        "'mechdesign check'")
+    p.add_argument("--out", metavar="FILE.csv|FILE.json",
+                   help="write the matrix (CSV or JSON by suffix) and a heatmap FILE.png")
+    p.add_argument("--solver", metavar="NAME",
+                   help="cvxpy solver name (default: HiGHS for LPs, Clarabel for conic "
+                        "programs)")
+    p.set_defaults(func=cmd_solve)

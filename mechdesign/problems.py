@@ -1,0 +1,694 @@
+r"""Design problems as TOML files: data only, never code.
+
+A problem file is read with :mod:`tomllib` and every key is validated; nothing in a file is
+ever evaluated (a string such as ``"__import__('os')"`` is a string, and it is refused
+wherever a number, a name from a fixed list, or a CSV path is expected). Errors are
+:class:`~mechdesign.errors.FileFormatError` (or :class:`~mechdesign.errors.SizeLimitError`
+for sizes above :data:`MAX_SIZE`) whose message names the file, the key and the value.
+
+Format
+------
+.. code-block:: toml
+
+    title = "k-RR is optimal for Hamming loss"      # optional, default: the file's stem
+    description = "..."                             # optional
+
+    [privacy]                                       # required
+    notion = "ldp"       # "ldp" | "approx_ldp" | "deletion_ldp" | "metric" | "sldp" | "wldp"
+    epsilon = 1.0        # required, a real number >= 0
+    # delta = 1e-3       # approx_ldp (required), deletion_ldp (optional, default 0)
+    # kind = "mass"      # sldp only: "mass" | "pl" | "bel"
+    # distance = "line"  # metric only (required), see below
+    # spanner = 1.1      # metric only, with a distance matrix: greedy t-spanner (t >= 1)
+
+    [objective]                                     # required
+    kind = "expected_loss"  # "expected_loss" | "worst_case_loss" | "mutual_information"
+                            # | "estimation"
+    loss = "hamming"        # the two loss objectives: see below
+    k = 3                   # number of inputs (sizes named losses and a "uniform" prior)
+    # m = 3                 # number of outputs of a named loss (default: k)
+    prior = "uniform"       # "uniform" (default), a list of k numbers, or one number
+                            # pi for two inputs, meaning (pi, 1 - pi)
+    # criterion = "A"       # estimation only: "A" | "D" | "E"
+    # weights = [[1, 0, 0]] # estimation only, criterion A: a workload of linear queries
+
+    [inputs]                # optional: n = 3, or labels = ["a", "b", "c"]
+    [outputs]               # optional: n = 4, or labels = [...]; sldp / wldp need the
+                            # labels (or n) and may restrict the messages with
+                            # focal_sets = [["Yes"], ["No"], ["Yes", "No"]]
+
+    [expected]              # optional: a reference value and where it comes from
+    value = 0.4238831152341709
+    rtol = 1e-7             # default 1e-6
+    atol = 0.0              # default 0
+    relation = "equal"      # "equal" (default): |v - value| <= atol + rtol |value|;
+                            # "at_least": value - atol <= v <= value + atol + rtol |value|;
+                            # "at_most":  value - atol - rtol |value| <= v <= value + atol
+    source = "Kairouz, Oh, Viswanath 2016"          # required in [expected]
+    derivation = "(k-1)/(e^eps+k-1): ..."           # optional one-line derivation
+
+Losses (``[objective] loss``): a name of :data:`mechdesign.losses.BUILDERS` (``"hamming"``,
+``"absolute"``, ``"squared"``; built with ``k`` and ``m``), ``"distance"`` (the metric of
+``[privacy] distance``: geo-indistinguishability), an inline matrix ``[[...], ...]``
+(rows inputs, columns outputs), or a CSV file: ``{csv = "loss.csv"}`` or a string ending in
+``.csv``, relative to the problem file.
+
+Distances (``[privacy] distance``, metric privacy ``Q[x,y] <= e^{eps d(x,x')} Q[x',y]``):
+
+* ``"line"``: ``|x - x'|`` on the ``k`` inputs, as the path graph (constraints on its
+  ``k - 1`` edges are exact; Ghosh, Roughgarden, Sundararajan 2012);
+* ``"grid:R:C"``: the Manhattan distance on an R x C grid, as the grid graph with unit
+  edges (exact on edges); input ``r*C + c`` is cell (r, c);
+* ``"euclidean-grid:R:C"``: the Euclidean distance between the cells of an R x C grid with
+  unit spacing, as a matrix (every pair, or a spanner with ``spanner = t``;
+  Andres et al. 2013, Bordenabe et al. 2014);
+* an inline matrix, ``{csv = "d.csv"}`` or a string ending in ``.csv``.
+
+Sizes come from, in order: ``[objective] k``, ``[inputs]``, the prior, the loss matrix and
+the distance; they must agree. The public entry points are :func:`load_problem` (a path),
+:func:`loads_problem` (TOML text) and :func:`problem_from_dict` (parsed data); each returns a
+:class:`ProblemFile` whose ``problem`` is a ready :class:`~mechdesign.design.DesignProblem`.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+import numbers
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from . import losses
+from .design import (
+    LDP,
+    SLDP,
+    WLDP,
+    ApproxLDP,
+    DeletionLDP,
+    DesignProblem,
+    EstimationVariance,
+    ExpectedLoss,
+    MetricDP,
+    MutualInformation,
+    Notion,
+    Objective,
+    WorstCaseLoss,
+)
+from .errors import FileFormatError, SizeLimitError, ValidationError
+from .neighbors import distance_matrix
+
+MAX_SIZE = 10_000
+"""Largest number of inputs, outputs or grid cells a problem file may ask for."""
+
+MAX_ENTRIES = 10_000_000
+"""Largest matrix (loss or distance) a problem file may build or read."""
+
+SECTIONS = ("title", "description", "privacy", "objective", "inputs", "outputs", "expected")
+
+NOTION_KEYS: dict[str, tuple[str, ...]] = {
+    "ldp": ("epsilon",),
+    "approx_ldp": ("epsilon", "delta"),
+    "deletion_ldp": ("epsilon", "delta"),
+    "metric": ("epsilon", "distance", "spanner"),
+    "sldp": ("epsilon", "kind"),
+    "wldp": ("epsilon",),
+}
+"""Allowed keys of ``[privacy]`` (besides ``notion``) for each notion."""
+
+OBJECTIVE_KEYS: dict[str, tuple[str, ...]] = {
+    "expected_loss": ("loss", "k", "m", "prior"),
+    "worst_case_loss": ("loss", "k", "m"),
+    "mutual_information": ("prior", "k"),
+    "estimation": ("prior", "k", "criterion", "weights"),
+}
+"""Allowed keys of ``[objective]`` (besides ``kind``) for each objective."""
+
+INPUT_KEYS = ("n", "labels")
+OUTPUT_KEYS = ("n", "labels", "focal_sets")
+EXPECTED_KEYS = ("value", "rtol", "atol", "relation", "source", "derivation")
+RELATIONS = ("equal", "at_least", "at_most")
+DEFAULT_RTOL = 1e-6
+
+_GRID = re.compile(r"^(grid|euclidean-grid):(\d+):(\d+)$")
+
+
+# ------------------------------------------------------------------------------ values
+@dataclass(frozen=True)
+class Expected:
+    """The ``[expected]`` section: a reference value, its tolerance and its source."""
+
+    value: float
+    rtol: float = DEFAULT_RTOL
+    atol: float = 0.0
+    relation: str = "equal"
+    source: str = ""
+    derivation: str = ""
+
+    def bounds(self) -> tuple[float, float]:
+        """The interval a solved value must lie in (see the module docstring)."""
+        slack = self.atol + self.rtol * abs(self.value)
+        if self.relation == "at_least":
+            return self.value - self.atol, self.value + slack
+        if self.relation == "at_most":
+            return self.value - slack, self.value + self.atol
+        return self.value - slack, self.value + slack
+
+    def check(self, value: float | None) -> bool:
+        """Does a solved ``value`` meet the reference?"""
+        if value is None or not math.isfinite(value):
+            return False
+        lo, hi = self.bounds()
+        return lo <= value <= hi
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "rtol": self.rtol, "atol": self.atol,
+                "relation": self.relation, "source": self.source,
+                "derivation": self.derivation}
+
+
+@dataclass(frozen=True)
+class ProblemFile:
+    """A parsed problem file.
+
+    Attributes
+    ----------
+    title, description : str
+    problem : DesignProblem
+        Ready to ``.solve()``.
+    expected : Expected or None
+    privacy, objective : str
+        One-line human descriptions of the notion and the objective (for reports).
+    path : Path or None
+    data : dict
+        The parsed TOML (plain data).
+    """
+
+    title: str
+    problem: DesignProblem = field(repr=False)
+    expected: Expected | None
+    privacy: str
+    objective: str
+    description: str = ""
+    path: Path | None = None
+    data: dict = field(default_factory=dict, repr=False)
+
+
+# ------------------------------------------------------------------------------ helpers
+class _Reader:
+    """Validation helpers that prefix every message with the file name and the key."""
+
+    def __init__(self, name: str, base: Path | None) -> None:
+        self.name = name
+        self.base = base
+
+    def fail(self, where: str, message: str, cls: type[ValidationError] = FileFormatError
+             ) -> ValidationError:
+        return cls(f"{self.name}: {where}: {message}")
+
+    def call(self, where: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` with a library ValidationError re-raised naming the file and key."""
+        try:
+            return fn(*args)
+        except ValidationError as exc:
+            raise self.fail(where, str(exc)) from None
+
+    def table(self, data: dict, key: str, required: bool) -> dict | None:
+        value = data.get(key)
+        if value is None:
+            if required:
+                raise self.fail(f"[{key}]", "missing section")
+            return None
+        if not isinstance(value, dict):
+            raise self.fail(key, f"must be a [{key}] table, got {value!r}")
+        return value
+
+    def keys(self, table: dict, section: str, allowed: tuple[str, ...], what: str) -> None:
+        for key in table:
+            if key not in allowed:
+                raise self.fail(f"[{section}] {key}",
+                                f"unknown key {key!r} for {what}; allowed: "
+                                f"{', '.join(allowed)}")
+
+    def real(self, table: dict, section: str, key: str, *, minimum: float | None = None,
+             maximum: float | None = None, default: float | None = None,
+             finite: bool = True) -> float:
+        if key not in table:
+            if default is None:
+                raise self.fail(f"[{section}] {key}", "missing (a number is required)")
+            return default
+        v = table[key]
+        where = f"[{section}] {key} = {v!r}"
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise self.fail(where, f"must be a number, got {type(v).__name__} {v!r}")
+        x = float(v)
+        if math.isnan(x) or (finite and math.isinf(x)):
+            raise self.fail(where, "must be a finite number")
+        if minimum is not None and x < minimum:
+            raise self.fail(where, f"must be >= {minimum:g}")
+        if maximum is not None and x > maximum:
+            raise self.fail(where, f"must be <= {maximum:g}")
+        return x
+
+    def integer(self, table: dict, section: str, key: str, minimum: int) -> int | None:
+        if key not in table:
+            return None
+        v = table[key]
+        where = f"[{section}] {key} = {v!r}"
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise self.fail(where, f"must be an integer, got {type(v).__name__} {v!r}")
+        if v < minimum:
+            raise self.fail(where, f"must be >= {minimum}")
+        if v > MAX_SIZE:
+            raise self.fail(where, f"exceeds the limit of {MAX_SIZE}", SizeLimitError)
+        return v
+
+    def string(self, table: dict, section: str, key: str, choices: tuple[str, ...] | None,
+               default: str | None = None) -> str:
+        """A string key (``section=""`` for a top-level key), from ``choices`` if given."""
+        name = f"[{section}] {key}" if section else key
+        if key not in table:
+            if default is None:
+                hint = f" (one of {', '.join(choices)})" if choices else ""
+                raise self.fail(name, f"missing{hint}")
+            return default
+        v = table[key]
+        if not isinstance(v, str):
+            raise self.fail(f"{name} = {v!r}", f"must be a string, got {type(v).__name__}")
+        if choices is not None and v not in choices:
+            raise self.fail(f"{name} = {v!r}",
+                            f"unknown value; expected one of {', '.join(choices)}")
+        return v
+
+    def labels(self, value: Any, where: str, n: int | None = None) -> list:
+        if not isinstance(value, list) or not value:
+            raise self.fail(where, f"must be a non-empty list of labels, got {value!r}")
+        if len(value) > MAX_SIZE:
+            raise self.fail(where, f"{len(value)} labels exceed the limit of {MAX_SIZE}",
+                            SizeLimitError)
+        for v in value:
+            if isinstance(v, bool) or not isinstance(v, str | int):
+                raise self.fail(where, f"labels must be strings or integers, got {v!r}")
+        if len(set(value)) != len(value):
+            raise self.fail(where, f"labels must be distinct, got {value!r}")
+        if n is not None and len(value) != n:
+            raise self.fail(where, f"{len(value)} labels but n = {n}")
+        return list(value)
+
+    def matrix(self, value: Any, where: str, *, allow_inf: bool = False) -> np.ndarray:
+        """An inline matrix (list of equal-length lists of numbers) or a CSV reference."""
+        if isinstance(value, str) and value.lower().endswith(".csv"):
+            return self.csv(value, where, allow_inf=allow_inf)
+        if isinstance(value, dict):
+            if set(value) != {"csv"} or not isinstance(value["csv"], str):
+                raise self.fail(where, f"a table here must be {{csv = \"file.csv\"}}, got "
+                                       f"{value!r}")
+            return self.csv(value["csv"], where, allow_inf=allow_inf)
+        if not isinstance(value, list) or not value or not all(
+                isinstance(r, list) for r in value):
+            raise self.fail(where, f"must be a matrix [[...], ...] or {{csv = \"file.csv\"}}, "
+                                   f"got {value!r}")
+        widths = {len(r) for r in value}
+        if len(widths) != 1 or 0 in widths:
+            raise self.fail(where, f"rows have lengths {sorted(widths)}; need equal, non-zero")
+        if len(value) * len(value[0]) > MAX_ENTRIES:
+            raise self.fail(where, f"more than {MAX_ENTRIES} entries", SizeLimitError)
+        for i, row in enumerate(value):
+            for j, v in enumerate(row):
+                if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                    raise self.fail(where, f"entry [{i}][{j}] = {v!r} is not a number")
+        return self._finite(np.array(value, dtype=float), where, allow_inf)
+
+    def _finite(self, A: np.ndarray, where: str, allow_inf: bool) -> np.ndarray:
+        bad = np.isnan(A) if allow_inf else ~np.isfinite(A)
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            raise self.fail(where, f"entry [{i}][{j}] = {float(A[i, j])!r} is not finite")
+        return A
+
+    def csv(self, name: str, where: str, *, allow_inf: bool) -> np.ndarray:
+        path = Path(name)
+        if not path.is_absolute() and self.base is not None:
+            path = self.base / path
+        if not path.is_file():
+            raise self.fail(where, f"no such CSV file: {str(path)!r}")
+        if path.stat().st_size > 40 * MAX_ENTRIES:
+            raise self.fail(where, f"{str(path)!r} is too large", SizeLimitError)
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise self.fail(where, f"cannot read {str(path)!r}: {exc}") from None
+        rows = [r for r in csv.reader(text.splitlines()) if any(c.strip() for c in r)]
+        if not rows:
+            raise self.fail(where, f"{str(path)!r} has no rows")
+        out = []
+        for i, r in enumerate(rows):
+            try:
+                out.append([float(c) for c in r])
+            except ValueError:
+                raise self.fail(where, f"{path.name} row {i + 1} has a non-numeric cell: "
+                                       f"{r!r}") from None
+        widths = {len(r) for r in out}
+        if len(widths) != 1:
+            raise self.fail(where, f"{path.name} rows have different lengths {sorted(widths)}")
+        return self._finite(np.array(out, dtype=float), where, allow_inf)
+
+
+def path_graph(labels: list) -> nx.Graph:
+    """The path ``labels[0] - labels[1] - ...`` with unit edges: ``d(x, x') = |i - i'|``."""
+    G = nx.Graph()
+    G.add_nodes_from(labels)
+    G.add_edges_from(itertools.pairwise(labels), weight=1.0)
+    return G
+
+
+def grid_graph(rows: int, cols: int, labels: list | None = None) -> nx.Graph:
+    """The R x C grid graph with unit edges (its shortest paths are the Manhattan distance).
+
+    Node ``labels[r * cols + c]`` (default ``r * cols + c``) is cell (r, c).
+    """
+    labels = list(range(rows * cols)) if labels is None else labels
+    G = nx.Graph()
+    G.add_nodes_from(labels)
+    for r in range(rows):
+        for c in range(cols):
+            i = r * cols + c
+            if c + 1 < cols:
+                G.add_edge(labels[i], labels[i + 1], weight=1.0)
+            if r + 1 < rows:
+                G.add_edge(labels[i], labels[i + cols], weight=1.0)
+    return G
+
+
+def euclidean_grid(rows: int, cols: int) -> np.ndarray:
+    r"""Euclidean distances between the cells of an R x C grid with unit spacing,
+    ``d((r, c), (r', c')) = sqrt((r - r')^2 + (c - c')^2)``; cell (r, c) is index ``r*C + c``
+    (geo-indistinguishability, Andres et al. 2013)."""
+    r, c = np.divmod(np.arange(rows * cols), cols)
+    return np.hypot(r[:, None] - r[None, :], c[:, None] - c[None, :])
+
+
+# ------------------------------------------------------------------------------ parsing
+def load_problem(path: str | Path) -> ProblemFile:
+    """Read a problem file (TOML); CSV paths inside it are relative to its directory."""
+    p = Path(path)
+    if not p.is_file():
+        raise FileFormatError(f"no such problem file: {str(p)!r}")
+    try:
+        text = p.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FileFormatError(f"cannot read {str(p)!r}: {exc}") from None
+    return loads_problem(text, base=p.parent, name=p.name, path=p)
+
+
+def loads_problem(text: str, base: str | Path | None = None, name: str = "<problem>",
+                  path: Path | None = None) -> ProblemFile:
+    """Parse TOML text into a :class:`ProblemFile` (see the module docstring)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise FileFormatError(f"{name}: malformed TOML: {exc}") from None
+    return problem_from_dict(data, base=base, name=name, path=path)
+
+
+def problem_from_dict(data: dict, base: str | Path | None = None, name: str = "<problem>",
+                      path: Path | None = None) -> ProblemFile:
+    """Build a :class:`ProblemFile` from parsed TOML data (plain dicts, lists, numbers)."""
+    rd = _Reader(name, None if base is None else Path(base))
+    if not isinstance(data, dict):
+        raise rd.fail("file", f"expected a TOML table, got {type(data).__name__}")
+    for key in data:
+        if key not in SECTIONS:
+            raise rd.fail(key, f"unknown section or key {key!r}; allowed: {', '.join(SECTIONS)}")
+    title = rd.string(data, "", "title", None, default=path.stem if path else name)
+    description = rd.string(data, "", "description", None, default="")
+    priv = rd.table(data, "privacy", True)
+    obj = rd.table(data, "objective", True)
+    ins = rd.table(data, "inputs", False) or {}
+    outs = rd.table(data, "outputs", False) or {}
+    exp = rd.table(data, "expected", False)
+    assert priv is not None and obj is not None
+
+    notion_name = rd.string(priv, "privacy", "notion", tuple(NOTION_KEYS))
+    rd.keys(priv, "privacy", ("notion", *NOTION_KEYS[notion_name]), f"notion {notion_name!r}")
+    kind = rd.string(obj, "objective", "kind", tuple(OBJECTIVE_KEYS))
+    rd.keys(obj, "objective", ("kind", *OBJECTIVE_KEYS[kind]), f"objective {kind!r}")
+    rd.keys(ins, "inputs", INPUT_KEYS, "[inputs]")
+    rd.keys(outs, "outputs", OUTPUT_KEYS, "[outputs]")
+
+    input_labels, k_inputs = _sized(rd, ins, "inputs", 2)
+    output_labels, n_outputs = _sized(rd, outs, "outputs", 1)
+    k = rd.integer(obj, "objective", "k", 2) or k_inputs
+    if k is None and isinstance(obj.get("prior"), list):
+        k = len(obj["prior"])
+    if k is None and isinstance(obj.get("loss"), list):
+        k = len(obj["loss"])
+
+    distance, dist_desc = None, ""
+    if notion_name == "metric":
+        distance, dist_desc, k = _distance(rd, priv, k, input_labels)
+    objective, obj_desc = _objective(rd, kind, obj, k, n_outputs, distance)
+    notion, notion_desc = _notion(rd, notion_name, priv, distance, dist_desc)
+
+    focal_sets = outs.get("focal_sets")
+    if focal_sets is not None:
+        if not notion.evidential:
+            raise rd.fail("[outputs] focal_sets",
+                          f"only the evidential notions sldp and wldp take focal sets, not "
+                          f"{notion_name!r}")
+        focal_sets = _focal_sets(rd, focal_sets, output_labels, n_outputs)
+    try:
+        problem = DesignProblem(privacy=notion, objective=objective, inputs=input_labels,
+                                n_inputs=None if input_labels else k_inputs,
+                                outputs=output_labels,
+                                n_outputs=None if output_labels else n_outputs,
+                                focal_sets=focal_sets)
+    except ValidationError as exc:
+        raise rd.fail("the problem's sizes", str(exc)) from None
+    expected = None if exp is None else _expected(rd, exp)
+    return ProblemFile(title=title, problem=problem, expected=expected, privacy=notion_desc,
+                       objective=obj_desc, description=description, path=path, data=data)
+
+
+def _sized(rd: _Reader, table: dict, section: str, minimum: int) -> tuple[list | None,
+                                                                          int | None]:
+    n = rd.integer(table, section, "n", minimum)
+    labels = None
+    if "labels" in table:
+        labels = rd.labels(table["labels"], f"[{section}] labels", n)
+        if len(labels) < minimum:
+            raise rd.fail(f"[{section}] labels", f"need at least {minimum} labels")
+        n = len(labels)
+    return labels, n
+
+
+def _distance(rd: _Reader, priv: dict, k: int | None, labels: list | None
+              ) -> tuple[Any, str, int]:
+    if "distance" not in priv:
+        raise rd.fail("[privacy] distance", "missing (metric privacy needs a distance: "
+                                            "\"line\", \"grid:R:C\", \"euclidean-grid:R:C\", "
+                                            "a matrix or {csv = \"file.csv\"})")
+    value = priv["distance"]
+    where = f"[privacy] distance = {value!r}"
+    spanner = priv.get("spanner")
+    if isinstance(value, str) and not value.lower().endswith(".csv"):
+        if value == "line":
+            if k is None:
+                raise rd.fail(where, "the number of inputs is unknown: give [objective] k "
+                                     "or [inputs]")
+            graph_labels = labels or list(range(k))
+            D: Any = path_graph(graph_labels)
+            desc = "line |x - x'| (path graph)"
+        else:
+            m = _GRID.match(value)
+            if m is None:
+                raise rd.fail(where, "unknown distance; use \"line\", \"grid:R:C\", "
+                                     "\"euclidean-grid:R:C\", a matrix or {csv = \"file.csv\"}")
+            R, C = int(m.group(2)), int(m.group(3))
+            if R < 1 or C < 1 or R * C < 2:
+                raise rd.fail(where, "a grid needs at least 2 cells")
+            limit = MAX_SIZE if m.group(1) == "grid" else math.isqrt(MAX_ENTRIES)
+            if R * C > limit:
+                raise rd.fail(where, f"{R * C} cells exceed the limit of {limit}",
+                              SizeLimitError)
+            if labels is not None and len(labels) != R * C:
+                raise rd.fail(where, f"{R * C} cells but [inputs] has {len(labels)} labels")
+            if m.group(1) == "grid":
+                D = grid_graph(R, C, labels)
+                desc = f"Manhattan on a {R} x {C} grid (grid graph)"
+            else:
+                D = euclidean_grid(R, C)
+                desc = f"Euclidean on a {R} x {C} grid"
+        if isinstance(D, nx.Graph) and spanner is not None:
+            raise rd.fail(f"[privacy] spanner = {spanner!r}",
+                          f"a spanner applies to a distance matrix; {value!r} is a graph "
+                          "whose edge constraints are already exact")
+    else:
+        D = rd.matrix(value, "[privacy] distance", allow_inf=True)
+        desc = f"a {D.shape[0]} x {D.shape[1]} matrix"
+    size = D.number_of_nodes() if isinstance(D, nx.Graph) else D.shape[0]
+    if not isinstance(D, nx.Graph):
+        rd.call("[privacy] distance", distance_matrix, D, list(range(size)))
+    if k is not None and size != k:
+        raise rd.fail(where, f"has {size} points but there are {k} inputs")
+    return D, desc, size
+
+
+def _loss(rd: _Reader, obj: dict, k: int | None, n_outputs: int | None,
+          distance: Any) -> tuple[np.ndarray, str]:
+    if "loss" not in obj:
+        raise rd.fail("[objective] loss", "missing (a named loss, \"distance\", a matrix or "
+                                          "{csv = \"file.csv\"})")
+    value = obj["loss"]
+    where = f"[objective] loss = {value!r}"
+    if isinstance(value, str) and not value.lower().endswith(".csv"):
+        if value == "distance":
+            if distance is None:
+                raise rd.fail(where, "\"distance\" needs metric privacy with a distance")
+            size = (distance.number_of_nodes() if isinstance(distance, nx.Graph)
+                    else distance.shape[0])
+            nodes = list(distance.nodes) if isinstance(distance, nx.Graph) else range(size)
+            D = rd.call(where, distance_matrix, distance, list(nodes))
+            if not np.isfinite(D).all():
+                raise rd.fail(where, "the distance has infinite entries; a loss must be "
+                                     "finite")
+            return rd.call(where, losses.from_distance, D), "the privacy distance"
+        builder: Callable | None = losses.BUILDERS.get(value)
+        if builder is None:
+            raise rd.fail(where, f"unknown loss; named losses: "
+                                 f"{', '.join([*losses.BUILDERS, 'distance'])}, or a "
+                                 "matrix or {csv = \"file.csv\"}")
+        if k is None:
+            raise rd.fail(where, "the number of inputs is unknown: give [objective] k")
+        m = rd.integer(obj, "objective", "m", 1) or n_outputs or k
+        if k * m > MAX_ENTRIES:
+            raise rd.fail(where, f"k * m = {k * m} exceeds {MAX_ENTRIES}", SizeLimitError)
+        return rd.call(where, builder, k, m), f"{value} ({k} x {m})"
+    if "m" in obj:
+        raise rd.fail(f"[objective] m = {obj['m']!r}", "m sizes a named loss only")
+    L = rd.matrix(value, "[objective] loss")
+    if k is not None and L.shape[0] != k:
+        raise rd.fail("[objective] loss", f"has {L.shape[0]} rows but there are {k} inputs")
+    return L, f"a {L.shape[0]} x {L.shape[1]} matrix"
+
+
+def _prior(rd: _Reader, obj: dict, k: int | None) -> tuple[np.ndarray, str]:
+    """The prior as a vector (validated by the objective: finite, >= 0, sums to 1)."""
+    value = obj.get("prior", "uniform")
+    where = f"[objective] prior = {value!r}"
+    if value == "uniform":
+        if k is None:
+            raise rd.fail(where, "the number of inputs is unknown: give [objective] k")
+        return np.full(k, 1.0 / k), "uniform"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real | list):
+        raise rd.fail(where, "must be \"uniform\", a list of k numbers, or one number pi "
+                             "for two inputs")
+    if isinstance(value, numbers.Real):
+        if k not in (None, 2):
+            raise rd.fail(where, f"one number means (pi, 1 - pi) for 2 inputs; there are {k}")
+        pi = float(value)
+        if not 0.0 <= pi <= 1.0:
+            raise rd.fail(where, "must lie in [0, 1]")
+        return np.array([pi, 1.0 - pi]), f"({pi:g}, {1 - pi:g})"
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise rd.fail(where, f"entry {v!r} is not a number")
+    if k is not None and len(value) != k:
+        raise rd.fail(where, f"has {len(value)} entries but there are {k} inputs")
+    return np.array(value, dtype=float), str(value)
+
+
+def _objective(rd: _Reader, kind: str, obj: dict, k: int | None, n_outputs: int | None,
+               distance: Any) -> tuple[Objective, str]:
+    where = f"[objective] kind = {kind!r}"
+    if kind in ("expected_loss", "worst_case_loss"):
+        L, loss_desc = _loss(rd, obj, k, n_outputs, distance)
+        if kind == "worst_case_loss":
+            return rd.call(where, WorstCaseLoss, L), f"worst-case loss, {loss_desc}"
+        prior, prior_desc = _prior(rd, obj, L.shape[0])
+        return (rd.call(f"[objective] prior = {obj.get('prior', 'uniform')!r}", ExpectedLoss,
+                        L, prior),
+                f"expected loss, {loss_desc}, prior {prior_desc}")
+    prior, prior_desc = _prior(rd, obj, k)
+    prior_where = f"[objective] prior = {obj.get('prior', 'uniform')!r}"
+    if kind == "mutual_information":
+        return (rd.call(prior_where, MutualInformation, prior),
+                f"mutual information (nats), prior {prior_desc}")
+    criterion = rd.string(obj, "objective", "criterion", ("A", "D", "E"), default="A")
+    weights = None
+    if "weights" in obj:
+        weights = rd.matrix(obj["weights"], "[objective] weights")
+    return (rd.call(where, EstimationVariance, prior, criterion, weights),
+            f"estimation, criterion {criterion}, prior {prior_desc}")
+
+
+def _notion(rd: _Reader, name: str, priv: dict, distance: Any, dist_desc: str
+            ) -> tuple[Notion, str]:
+    eps = rd.real(priv, "privacy", "epsilon", minimum=0.0)
+    where = f"[privacy] notion = {name!r}"
+    if name == "ldp":
+        return rd.call(where, LDP, eps), f"LDP, epsilon = {eps:g}"
+    if name == "approx_ldp":
+        delta = rd.real(priv, "privacy", "delta", minimum=0.0, maximum=1.0)
+        return (rd.call(where, ApproxLDP, eps, delta),
+                f"approximate LDP, epsilon = {eps:g}, delta = {delta:g}")
+    if name == "deletion_ldp":
+        delta = rd.real(priv, "privacy", "delta", minimum=0.0, maximum=1.0, default=0.0)
+        return (rd.call(where, DeletionLDP, eps, delta),
+                f"deletion LDP, epsilon = {eps:g}, delta = {delta:g}")
+    if name == "metric":
+        spanner = None
+        if "spanner" in priv:
+            spanner = rd.real(priv, "privacy", "spanner", minimum=1.0)
+        desc = f"metric privacy, epsilon = {eps:g} per unit of {dist_desc}"
+        if spanner is not None:
+            desc += f", greedy {spanner:g}-spanner"
+        return rd.call(where, MetricDP, eps, distance, spanner), desc
+    if name == "sldp":
+        kind = rd.string(priv, "privacy", "kind", ("mass", "pl", "bel"), default="mass")
+        return rd.call(where, SLDP, eps, kind), f"SLDP ({kind}), epsilon = {eps:g}"
+    return rd.call(where, WLDP, eps), f"WLDP, epsilon = {eps:g}"
+
+
+def _focal_sets(rd: _Reader, value: Any, labels: list | None, n: int | None
+                ) -> list[frozenset]:
+    where = "[outputs] focal_sets"
+    if labels is None:
+        if n is None:
+            raise rd.fail(where, "focal sets need [outputs] labels (or n)")
+        labels = list(range(n))
+    if not isinstance(value, list) or not value:
+        raise rd.fail(where, f"must be a non-empty list of lists of output labels, got "
+                             f"{value!r}")
+    out = []
+    for B in value:
+        if not isinstance(B, list) or not B:
+            raise rd.fail(where, f"each focal set is a non-empty list of output labels, got "
+                                 f"{B!r} (write a singleton as [\"Yes\"])")
+        for v in B:
+            if isinstance(v, bool) or not isinstance(v, str | int) or v not in labels:
+                raise rd.fail(where, f"{v!r} is not an output label {labels!r}")
+        out.append(frozenset(B))
+    if len(set(out)) != len(out):
+        raise rd.fail(where, f"focal sets must be distinct, got {value!r}")
+    return out
+
+
+def _expected(rd: _Reader, exp: dict) -> Expected:
+    rd.keys(exp, "expected", EXPECTED_KEYS, "[expected]")
+    value = rd.real(exp, "expected", "value")
+    rtol = rd.real(exp, "expected", "rtol", minimum=0.0, default=DEFAULT_RTOL)
+    atol = rd.real(exp, "expected", "atol", minimum=0.0, default=0.0)
+    relation = rd.string(exp, "expected", "relation", RELATIONS, default="equal")
+    source = rd.string(exp, "expected", "source", None)
+    if not source.strip():
+        raise rd.fail("[expected] source", "must name where the value comes from")
+    derivation = rd.string(exp, "expected", "derivation", None, default="")
+    return Expected(value, rtol, atol, relation, source, derivation)
