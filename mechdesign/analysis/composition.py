@@ -39,9 +39,9 @@ from ..mechanism import Mechanism
 
 MERGE_RTOL = 1e-12
 """Composed losses closer than ``MERGE_RTOL * scale`` are merged into one atom (at the largest
-of them, so merging only rounds losses up). The displacement actually incurred is tracked and
-reported: the exact results are brackets of width at most that displacement (Lipschitz bound
-``|d delta / d loss| <= mass``)."""
+of them, so merging only rounds losses up). The displacement actually incurred is tracked:
+exact results are brackets whose ends differ by that displacement in the losses (around
+1e-15)."""
 
 MAX_ATOMS = 2_000_000
 """Largest number of distinct atoms of one composed privacy-loss distribution on the exact
@@ -53,7 +53,7 @@ MAX_TERMS = 4_000_000
 DEFAULT_GRID = 1e-4
 """Default grid step (in units of loss) of the fallback."""
 
-MAX_GRID_BINS = 1 << 22
+MAX_GRID_BINS = 1 << 21
 """Largest grid (bins of the composed loss range); a finer requested step is coarsened."""
 
 SNAP_TOL = 1e-9
@@ -71,6 +71,14 @@ class _TooManyAtoms(Exception):
     """Internal: the exact path would exceed its size limits."""
 
 
+def _logsumexp(x: np.ndarray) -> float:
+    """``ln sum exp(x)`` for a non-empty 1-D array (scipy's has ~200 us of overhead)."""
+    top = float(x.max())
+    if not math.isfinite(top):
+        return top
+    return top + math.log(float(np.exp(x - top).sum()))
+
+
 # --------------------------------------------------------------------------- atoms
 @dataclass(frozen=True, eq=False)
 class LossAtoms:
@@ -86,7 +94,8 @@ class LossAtoms:
         ``ln P(L < inf)`` (``0`` when no output has ``P' = 0 < P``).
     shift : float
         An upper bound on how far losses were moved up when nearly equal atoms were merged;
-        the true hockey-stick lies in ``[delta(eps) - shift, delta(eps)]``.
+        the true hockey-stick lies in ``[delta(eps + shift), delta(eps)]`` and the true
+        ``eps(delta)`` in ``[eps(delta) - shift, eps(delta)]``.
     """
 
     losses: np.ndarray
@@ -130,7 +139,7 @@ class LossAtoms:
             return 0.0
         L = self.losses[start:]
         terms = self.log_masses[start:] + np.log(-np.expm1(eps - L))
-        return float(np.exp(logsumexp(terms)))
+        return math.exp(_logsumexp(terms))
 
     def epsilon(self, delta: float) -> float:
         r"""Smallest ``eps >= 0`` with ``delta(eps) <= delta`` (``inf`` if none).
@@ -204,13 +213,19 @@ def privacy_loss_atoms(P: Any, P_prime: Any) -> LossAtoms:
             f"P and P' must be 1-D of equal length, got shapes {p.shape} and {q.shape}")
     if (p < 0).any() or (q < 0).any() or not (np.isfinite(p).all() and np.isfinite(q).all()):
         raise InvalidMechanismError("P and P' must be finite and non-negative")
+    with np.errstate(divide="ignore"):
+        return _pair_atoms(p, q, np.log(p), np.log(q))
+
+
+def _pair_atoms(p: np.ndarray, q: np.ndarray, lp: np.ndarray, lq: np.ndarray) -> LossAtoms:
+    """Atoms of a validated pair, given ``lp = ln p`` and ``lq = ln q`` (``-inf`` at 0)."""
     fin = (p > 0) & (q > 0)
     inf = float(p[(p > 0) & (q == 0)].sum())
     keep = float(p[fin].sum())
     log_keep = math.log1p(-inf) if inf < keep else math.log(keep) if keep > 0 else -math.inf
-    L = np.log(p[fin]) - np.log(q[fin])
+    L = lp[fin] - lq[fin]
     scale = float(np.max(np.abs(L))) if L.size else 1.0
-    return _merge(L, np.log(p[fin]), scale, log_keep, 0.0)
+    return _merge(L, lp[fin], scale, log_keep, 0.0)
 
 
 # --------------------------------------------------------------------------- exact composition
@@ -232,25 +247,19 @@ def _scale(atoms: LossAtoms, k: int = 1) -> float:
     return k * (float(np.max(np.abs(atoms.losses))) if atoms.n_atoms else 0.0)
 
 
-def _self_compose(atoms: LossAtoms, k: int, max_atoms: int) -> LossAtoms:
-    r"""k-fold composition: the multinomial sum
-    ``P(sum L = sum_i c_i l_i) = k! / prod c_i! prod m_i^{c_i}`` in log space, or repeated
-    squaring with merging when there are too many count vectors."""
-    if k == 1:
-        return atoms
-    log_keep = k * atoms.log_keep
-    m = atoms.n_atoms
-    if m == 0:
-        return LossAtoms(np.empty(0), np.empty(0), log_keep, 0.0)
-    scale = _scale(atoms, k)
-    if math.comb(k + m - 1, m - 1) <= MAX_TERMS:
-        C = _compositions(k, m)
-        L = C @ atoms.losses
-        logm = gammaln(k + 1) - gammaln(C + 1).sum(axis=1) + C @ atoms.log_masses
-        out = _merge(L, logm, scale, log_keep, k * atoms.shift)
-        if out.n_atoms > max_atoms:
-            raise _TooManyAtoms
-        return out
+def _multinomial(atoms: LossAtoms, k: int, max_atoms: int) -> LossAtoms:
+    """``P(sum L = sum_i c_i l_i) = k! / prod c_i! prod m_i^{c_i}`` over all count vectors."""
+    C = _compositions(k, atoms.n_atoms)
+    L = C @ atoms.losses
+    logm = gammaln(k + 1) - gammaln(C + 1).sum(axis=1) + C @ atoms.log_masses
+    out = _merge(L, logm, _scale(atoms, k), k * atoms.log_keep, k * atoms.shift)
+    if out.n_atoms > max_atoms:
+        raise _TooManyAtoms
+    return out
+
+
+def _powering(atoms: LossAtoms, k: int, max_atoms: int) -> LossAtoms:
+    """Repeated squaring with merging (cheap when the losses are commensurate)."""
     result: LossAtoms | None = None
     base = atoms
     while True:
@@ -262,6 +271,29 @@ def _self_compose(atoms: LossAtoms, k: int, max_atoms: int) -> LossAtoms:
         base = _compose_two(base, base, max_atoms)
     assert result is not None
     return result
+
+
+def _self_compose(atoms: LossAtoms, k: int, max_atoms: int) -> LossAtoms:
+    r"""k-fold composition of one pair's atoms: the multinomial sum in log space when the
+    count vectors are few; otherwise repeated squaring with merging (the composed losses often
+    coincide, e.g. on a lattice), and the multinomial sum if that grows too large."""
+    if k == 1:
+        return atoms
+    m = atoms.n_atoms
+    if m == 0:
+        return LossAtoms(np.empty(0), np.empty(0), k * atoms.log_keep, 0.0)
+    terms = math.comb(k + m - 1, m - 1)
+    if terms <= 50_000:
+        return _multinomial(atoms, k, max_atoms)
+    # probe: do two-fold sums coincide? (generic losses give m (m + 1) / 2 distinct sums)
+    if _compose_two(atoms, atoms, max_atoms).n_atoms < m * (m + 1) // 2:
+        try:
+            return _powering(atoms, k, max_atoms)
+        except _TooManyAtoms:
+            pass
+    if terms <= MAX_TERMS:
+        return _multinomial(atoms, k, max_atoms)
+    raise _TooManyAtoms
 
 
 def _compose_two(a: LossAtoms, b: LossAtoms, max_atoms: int) -> LossAtoms:
@@ -320,7 +352,7 @@ def _grid_compose(a: _Grid, b: _Grid) -> _Grid:
     Exact convolution of the computed arrays is ``exact * (1 + theta) + e`` with
     ``|theta| <= (1 + rel_a)(1 + rel_b) - 1`` (all terms are non-negative) and
     ``||e||_1 <= err_a (||b||_1 + err_b) + err_b ||a||_1``. Rounding then adds: direct
-    summation, a relative ``n u`` per entry; FFT, an absolute
+    summation (sparse or dense), a relative ``(n + 1) u`` per entry; FFT, an absolute
     ``||.||_2 <= 10 u log2(n) ||a||_2 ||b||_2`` (Higham 2002, Thm 24.2, with a safety factor
     of about 10) i.e. ``sqrt(n)`` times that in L1.
     """
@@ -328,9 +360,17 @@ def _grid_compose(a: _Grid, b: _Grid) -> _Grid:
     rel = (1 + a.rel) * (1 + b.rel) - 1
     err = a.err * (sb + b.err) + b.err * sa
     n = a.probs.size + b.probs.size - 1
-    if min(a.probs.size, b.probs.size) <= 64 or a.probs.size * b.probs.size <= 10_000_000:
+    nza, nzb = np.flatnonzero(a.probs), np.flatnonzero(b.probs)
+    if nza.size * nzb.size <= MAX_TERMS:  # sparse direct: bin sums of non-negative products
+        idx = (nza[:, None] + nzb[None, :]).ravel()
+        w = (a.probs[nza][:, None] * b.probs[nzb][None, :]).ravel()
+        c = np.bincount(idx, weights=w, minlength=n)
+        gamma = (min(nza.size, nzb.size) + 1) * _UNIT
+        rel = (1 + rel) * (1 + gamma) - 1
+        err *= 1 + gamma
+    elif min(a.probs.size, b.probs.size) <= 64 or a.probs.size * b.probs.size <= 10_000_000:
         c = np.convolve(a.probs, b.probs)
-        gamma = min(a.probs.size, b.probs.size) * _UNIT
+        gamma = (min(a.probs.size, b.probs.size) + 1) * _UNIT
         rel = (1 + rel) * (1 + gamma) - 1
         err *= 1 + gamma
     else:
@@ -362,8 +402,14 @@ def _grid_atoms(g: _Grid, h: float, shift: float) -> LossAtoms:
 
 @dataclass(frozen=True, eq=False)
 class _Bracket:
-    """Pessimistic and optimistic atoms with the error of their finite parts:
-    ``computed = true * (1 + theta) + e``, ``|theta| <= rel``, ``|e| <= err`` (in delta)."""
+    """What is known of one pair's composed distribution.
+
+    Exact: ``upper`` holds the merged atoms, whose losses are at most ``shift`` above the
+    true ones, so ``delta(eps + shift) <= true delta(eps) <= delta(eps)`` and
+    ``eps(delta) - shift <= true eps(delta) <= eps(delta)``.
+    Grid: ``upper``/``lower`` are the pessimistic/optimistic atoms; their finite parts are
+    ``true * (1 + theta) + e`` with ``|theta| <= rel``, ``|e| <= err`` (in delta).
+    """
 
     upper: LossAtoms
     lower: LossAtoms
@@ -374,8 +420,13 @@ class _Bracket:
     exact: bool
     grid: float | None
     n_atoms: int
+    shift: float = 0.0
 
     def delta(self, eps: float) -> tuple[float, float]:
+        if self.exact:
+            up = self.upper.delta(eps)
+            lo = up if self.shift == 0 else self.upper.delta(eps + self.shift)
+            return lo, up
         inf_u, inf_l = self.upper.mass_inf, self.lower.mass_inf
         fu = self.upper.delta(eps) - inf_u
         fl = self.lower.delta(eps) - inf_l
@@ -384,6 +435,9 @@ class _Bracket:
         return lo, max(up, lo)
 
     def epsilon(self, delta: float) -> tuple[float, float]:
+        if self.exact:
+            up = self.upper.epsilon(delta)
+            return max(0.0, up - self.shift), up
         inf_u, inf_l = self.upper.mass_inf, self.lower.mass_inf
         t_up = inf_u + max(0.0, (delta - inf_u) * (1 - self.rel_upper) - self.err_upper)
         up = math.inf if delta < inf_u else self.upper.epsilon(min(1.0, t_up))
@@ -394,8 +448,7 @@ class _Bracket:
 
 def _exact_bracket(atoms: LossAtoms) -> _Bracket:
     base = LossAtoms(atoms.losses, atoms.log_masses, atoms.log_keep, 0.0)
-    shifted = LossAtoms(atoms.losses - atoms.shift, atoms.log_masses, atoms.log_keep, 0.0)
-    return _Bracket(base, shifted, 0.0, 0.0, 0.0, 0.0, True, None, atoms.n_atoms)
+    return _Bracket(base, base, 0.0, 0.0, 0.0, 0.0, True, None, atoms.n_atoms, atoms.shift)
 
 
 def _grid_bracket(groups: Sequence[tuple[LossAtoms, int]], h: float) -> _Bracket:
@@ -465,55 +518,30 @@ def _check_pairs(pairs: Iterable | None, n: int) -> list[tuple[int, int]]:
 Method = Literal["auto", "exact", "grid"]
 
 
-@dataclass(frozen=True, eq=False)
-class _Analysis:
-    brackets: list[tuple[tuple[int, int], _Bracket]]
-    k: int
-    n_pairs: int
-
-
-def _analyse(mechanisms: Any, k: int, pairs: Iterable | None, method: str, grid: float,
-             max_atoms: int) -> _Analysis:
-    mechs = _as_mechanism_list(mechanisms)
-    k = check_int(k, "k", 1)
-    if method not in ("auto", "exact", "grid"):
-        raise InvalidParameterError(f"method must be 'auto', 'exact' or 'grid', got {method!r}")
-    grid = check_real(grid, "grid")
-    if not grid > 0:
-        raise InvalidParameterError(f"grid must be > 0, got {grid!r}")
-    max_atoms = check_int(max_atoms, "max_atoms", 1)
-    counts = Counter(mechs)
-    distinct = list(counts)
-    n = distinct[0].n_inputs
-    if n < 2:
-        raise InvalidMechanismError("a mechanism needs at least 2 inputs to have a privacy loss")
-    by_key: dict[tuple, tuple[tuple[int, int], list[tuple[LossAtoms, int]]]] = {}
-    for x, xp in _check_pairs(pairs, n):
-        groups = [(privacy_loss_atoms(m.matrix[x], m.matrix[xp]), counts[m] * k)
-                  for m in distinct]
-        merged: dict[tuple, list] = {}
-        for a, c in groups:  # identical atoms across mechanisms compose as one group
-            entry = merged.setdefault(a.key(), [a, 0])
-            entry[1] += c
-        key = tuple(sorted((kk, v[1]) for kk, v in merged.items()))
-        if key not in by_key:
-            by_key[key] = ((x, xp), [(a, c) for a, c in merged.values()])
-    brackets = []
-    for pair, groups in by_key.values():
-        bracket = None
-        if method in ("auto", "exact"):
-            try:
-                bracket = _exact_bracket(_compose_exact(groups, max_atoms))
-            except _TooManyAtoms:
-                if method == "exact":
-                    raise SizeLimitError(
-                        f"the exact composition of pair {pair} has more than max_atoms = "
-                        f"{max_atoms} distinct privacy losses; use method='auto' or 'grid' "
-                        "(a bracket) or raise max_atoms") from None
-        if bracket is None:
-            bracket = _grid_bracket(groups, grid)
-        brackets.append((pair, bracket))
-    return _Analysis(brackets, k * len(mechs), len(by_key))
+def _distinct_pairs(mechs: Sequence[Mechanism], pairs: list[tuple[int, int]]
+                    ) -> list[tuple[int, int]]:
+    """One representative of each class of pairs with the same multiset of columns
+    ``(Q[x, y], Q[x', y])`` in every mechanism: such pairs have identical privacy-loss
+    distributions (the loss distribution is a function of that multiset), so identical
+    compositions. Columns are put in a canonical order (lexicographic) vectorised."""
+    xs = np.array([p[0] for p in pairs])
+    xps = np.array([p[1] for p in pairs])
+    keys: list[list[bytes]] = []
+    for m in mechs:
+        Q = m.matrix
+        chunk = max(1, 2_000_000 // Q.shape[1])
+        ks: list[bytes] = []
+        for start in range(0, len(pairs), chunk):
+            A, B = Q[xs[start:start + chunk]], Q[xps[start:start + chunk]]
+            order = np.lexsort((B, A), axis=1)
+            C = np.concatenate([np.take_along_axis(A, order, 1),
+                                np.take_along_axis(B, order, 1)], axis=1)
+            ks.extend(row.tobytes() for row in C)
+        keys.append(ks)
+    first: dict[tuple, tuple[int, int]] = {}
+    for pair, key in zip(pairs, zip(*keys, strict=True), strict=True):
+        first.setdefault(key, pair)
+    return list(first.values())
 
 
 @dataclass(frozen=True)
@@ -567,79 +595,6 @@ class CompositionResult:
         return self.delta if self.solved_for == "delta" else self.epsilon
 
 
-def _result(analysis: _Analysis, given: float, solve: str) -> CompositionResult:
-    best = None
-    lower_max = -math.inf
-    for pair, br in analysis.brackets:
-        lo, up = br.delta(given) if solve == "delta" else br.epsilon(given)
-        lower_max = max(lower_max, lo)
-        if best is None or up > best[0]:
-            best = (up, pair, br)
-    assert best is not None
-    up, pair, br = best
-    exact = all(b.exact for _, b in analysis.brackets)
-    grids = [b.grid for _, b in analysis.brackets if b.grid is not None]
-    eps, delta = (given, up) if solve == "delta" else (up, given)
-    return CompositionResult(
-        epsilon=eps, delta=delta, solved_for=solve, exact=exact,
-        lower=min(lower_max, up), upper=up, reported="exact" if exact else "upper",
-        method="atoms" if exact else "grid", k=analysis.k, worst_pair=pair,
-        n_pairs=analysis.n_pairs, n_atoms=br.n_atoms, grid_step=max(grids) if grids else None)
-
-
-def delta_composed(mechanisms: Any, epsilon: float, k: int = 1, *,
-                   pairs: Iterable | None = None, method: Method = "auto",
-                   grid: float = DEFAULT_GRID, max_atoms: int = MAX_ATOMS
-                   ) -> CompositionResult:
-    r"""Smallest delta such that the composition is (epsilon, delta)-LDP.
-
-    The composition of mechanisms ``M_1 .. M_r`` (all on the same inputs) maps x to
-    ``(M_1(x), .., M_r(x))``, independently; with ``k > 1`` the whole list is used k times.
-
-    .. math:: \delta(\varepsilon) = \max_{x \ne x'} H_{e^\varepsilon}\big(
-              \textstyle\bigotimes_i M_i(x) \,\big\|\, \bigotimes_i M_i(x')\big)
-
-    computed exactly from the privacy-loss atoms of each ordered pair (multinomial sums in
-    log space; infinite losses exactly), or, when a pair has more than ``max_atoms`` composed
-    atoms and ``method="auto"``, by a privacy-loss grid with pessimistic and optimistic
-    rounding whose bracket is reported (``reference/composition_and_lemmas.md`` s.2).
-
-    Parameters
-    ----------
-    mechanisms : Mechanism, EvidentialMechanism (over its messages), array, or a list of them
-    epsilon : float
-        >= 0 (``inf`` gives the mass of infinite losses).
-    k : int
-        Number of times the (list of) mechanism(s) is used.
-    pairs : iterable of (x, x'), optional
-        Ordered row-index pairs to consider (default: all ordered pairs). Pairs whose atoms
-        coincide (e.g. all pairs of k-RR) are composed once.
-    method : {"auto", "exact", "grid"}
-        ``"exact"`` raises :class:`~mechdesign.errors.SizeLimitError` instead of falling back.
-    grid : float
-        Grid step of the fallback (coarsened to at most :data:`MAX_GRID_BINS` bins).
-    max_atoms : int
-        Limit of the exact path.
-    """
-    eps = check_epsilon(epsilon, allow_inf=True)
-    return _result(_analyse(mechanisms, k, pairs, method, grid, max_atoms), eps, "delta")
-
-
-def epsilon_composed(mechanisms: Any, delta: float, k: int = 1, *,
-                     pairs: Iterable | None = None, method: Method = "auto",
-                     grid: float = DEFAULT_GRID, max_atoms: int = MAX_ATOMS
-                     ) -> CompositionResult:
-    r"""Smallest epsilon such that the composition is (epsilon, delta)-LDP (``inf`` if none).
-
-    The maximum over ordered pairs of the smallest ``eps`` with ``delta_pair(eps) <= delta``;
-    each is found by a bisection over the atoms (the pieces on which the active set is fixed)
-    and an exact solve on the piece, never by a smoothed approximation. Arguments as in
-    :func:`delta_composed`.
-    """
-    d = check_delta(delta)
-    return _result(_analyse(mechanisms, k, pairs, method, grid, max_atoms), d, "epsilon")
-
-
 @dataclass(frozen=True)
 class PrivacyProfile:
     """``delta(eps)`` of a composition on a grid of epsilons (the privacy profile).
@@ -656,31 +611,198 @@ class PrivacyProfile:
     max_loss: float
 
 
+class Composition:
+    r"""The composed privacy-loss distributions of a composition, computed once and queried
+    many times (:meth:`delta`, :meth:`epsilon`, :meth:`profile`). Build it with
+    :func:`compose`; the arguments are described there.
+
+    Attributes
+    ----------
+    k : int
+        Number of mechanisms composed (list length times the repetition count).
+    exact : bool
+        True when every pair was composed exactly from its atoms.
+    n_pairs : int
+        Distinct pair distributions (ordered input pairs with identical atoms count once).
+    """
+
+    def __init__(self, brackets: list[tuple[tuple[int, int], _Bracket]], k: int) -> None:
+        self._brackets = brackets
+        self.k = k
+        self.n_pairs = len(brackets)
+        self.exact = all(b.exact for _, b in brackets)
+        grids = [b.grid for _, b in brackets if b.grid is not None]
+        self.grid_step = max(grids) if grids else None
+
+    def __repr__(self) -> str:
+        kind = "exact" if self.exact else f"grid {self.grid_step:g}"
+        return f"<Composition k={self.k}, {self.n_pairs} pair distribution(s), {kind}>"
+
+    def _result(self, given: float, solve: Literal["delta", "epsilon"]) -> CompositionResult:
+        best = None
+        lower_max = -math.inf
+        for pair, br in self._brackets:
+            lo, up = br.delta(given) if solve == "delta" else br.epsilon(given)
+            lower_max = max(lower_max, lo)
+            if best is None or up > best[0]:
+                best = (up, pair, br)
+        assert best is not None
+        up, pair, br = best
+        eps, delta = (given, up) if solve == "delta" else (up, given)
+        return CompositionResult(
+            epsilon=eps, delta=delta, solved_for=solve, exact=self.exact,
+            lower=min(lower_max, up), upper=up,
+            reported="exact" if self.exact else "upper",
+            method="atoms" if self.exact else "grid", k=self.k, worst_pair=pair,
+            n_pairs=self.n_pairs, n_atoms=br.n_atoms, grid_step=self.grid_step)
+
+    def delta(self, epsilon: float) -> CompositionResult:
+        """Smallest delta with (epsilon, delta)-LDP (see :func:`delta_composed`)."""
+        return self._result(check_epsilon(epsilon, allow_inf=True), "delta")
+
+    def epsilon(self, delta: float) -> CompositionResult:
+        """Smallest epsilon with (epsilon, delta)-LDP (see :func:`epsilon_composed`)."""
+        return self._result(check_delta(delta), "epsilon")
+
+    def profile(self, epsilons: Any) -> PrivacyProfile:
+        """The privacy profile ``delta(eps)`` (max over pairs) at many epsilons.
+
+        ``max_loss`` is the largest finite composed loss: beyond it delta is the mass of the
+        infinite losses.
+        """
+        eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+        if eps.ndim != 1 or np.isnan(eps).any() or (eps < 0).any():
+            raise InvalidParameterError(
+                f"epsilons must be a 1-D array of values >= 0, got {eps!r}")
+        lo = np.zeros(eps.size)
+        up = np.zeros(eps.size)
+        max_loss = 0.0
+        for _, br in self._brackets:
+            if br.upper.n_atoms:
+                max_loss = max(max_loss, float(br.upper.losses[-1]))
+            for i, e in enumerate(eps):
+                a, b = br.delta(float(e))
+                lo[i] = max(lo[i], a)
+                up[i] = max(up[i], b)
+        return PrivacyProfile(eps, lo, up, self.exact, self.k, max_loss)
+
+
+def compose(mechanisms: Any, k: int = 1, *, pairs: Iterable | None = None,
+            method: Method = "auto", grid: float = DEFAULT_GRID,
+            max_atoms: int = MAX_ATOMS) -> Composition:
+    r"""Compose mechanisms on the same input and keep the composed privacy-loss atoms.
+
+    The composition of ``M_1 .. M_r`` (all with the same inputs) maps x to
+    ``(M_1(x), .., M_r(x))``, independently; with ``k > 1`` the whole list is used k times.
+    For each ordered input pair ``(x, x')`` the privacy-loss atoms of every ``M_i`` are
+    convolved exactly (multinomial sums in log space; infinite losses exactly), or, when a
+    pair has more than ``max_atoms`` composed atoms and ``method="auto"``, on a grid with
+    pessimistic and optimistic rounding whose bracket is kept
+    (``reference/composition_and_lemmas.md`` s.2). Query the result with
+    :meth:`Composition.delta`, :meth:`Composition.epsilon`, :meth:`Composition.profile`.
+
+    Parameters
+    ----------
+    mechanisms : Mechanism, EvidentialMechanism (over its messages), array, or a list of them
+    k : int
+        Number of times the (list of) mechanism(s) is used.
+    pairs : iterable of (x, x'), optional
+        Ordered row-index pairs to consider (default: all ordered pairs). Pairs whose atoms
+        coincide (e.g. all pairs of k-RR, or both orders of a symmetric mechanism) are composed
+        once: identical atoms give identical compositions.
+    method : {"auto", "exact", "grid"}
+        ``"exact"`` raises :class:`~mechdesign.errors.SizeLimitError` instead of falling back.
+    grid : float
+        Grid step of the fallback (coarsened to at most :data:`MAX_GRID_BINS` bins).
+    max_atoms : int
+        Limit of the exact path.
+    """
+    mechs = _as_mechanism_list(mechanisms)
+    k = check_int(k, "k", 1)
+    if method not in ("auto", "exact", "grid"):
+        raise InvalidParameterError(f"method must be 'auto', 'exact' or 'grid', got {method!r}")
+    grid = check_real(grid, "grid")
+    if not grid > 0:
+        raise InvalidParameterError(f"grid must be > 0, got {grid!r}")
+    max_atoms = check_int(max_atoms, "max_atoms", 1)
+    counts = Counter(mechs)
+    distinct = list(counts)
+    n = distinct[0].n_inputs
+    if n < 2:
+        raise InvalidMechanismError("a mechanism needs at least 2 inputs to have a privacy loss")
+    with np.errstate(divide="ignore"):
+        logs = [np.log(m.matrix) for m in distinct]
+    by_key: dict[tuple, tuple[tuple[int, int], list[tuple[LossAtoms, int]]]] = {}
+    for x, xp in _distinct_pairs(distinct, _check_pairs(pairs, n)):
+        merged: dict[tuple, list] = {}
+        for m, lg in zip(distinct, logs, strict=True):
+            a = _pair_atoms(m.matrix[x], m.matrix[xp], lg[x], lg[xp])
+            entry = merged.setdefault(a.key(), [a, 0])  # identical atoms: one group
+            entry[1] += counts[m] * k
+        key = tuple(sorted((kk, v[1]) for kk, v in merged.items()))
+        if key not in by_key:
+            by_key[key] = ((x, xp), [(a, c) for a, c in merged.values()])
+    brackets = []
+    for pair, groups in by_key.values():
+        bracket = None
+        if method in ("auto", "exact"):
+            try:
+                bracket = _exact_bracket(_compose_exact(groups, max_atoms))
+            except _TooManyAtoms:
+                if method == "exact":
+                    raise SizeLimitError(
+                        f"the exact composition of pair {pair} has more than max_atoms = "
+                        f"{max_atoms} distinct privacy losses; use method='auto' or 'grid' "
+                        "(a bracket) or raise max_atoms") from None
+        if bracket is None:
+            bracket = _grid_bracket(groups, grid)
+        brackets.append((pair, bracket))
+    return Composition(brackets, k * len(mechs))
+
+
+def delta_composed(mechanisms: Any, epsilon: float, k: int = 1, *,
+                   pairs: Iterable | None = None, method: Method = "auto",
+                   grid: float = DEFAULT_GRID, max_atoms: int = MAX_ATOMS
+                   ) -> CompositionResult:
+    r"""Smallest delta such that the composition is (epsilon, delta)-LDP.
+
+    .. math:: \delta(\varepsilon) = \max_{x \ne x'} H_{e^\varepsilon}\big(
+              \textstyle\bigotimes_i M_i(x) \,\big\|\, \bigotimes_i M_i(x')\big)
+
+    exact from the privacy-loss atoms of each ordered pair, or a grid bracket when the atoms
+    are too many (``method="auto"``). ``epsilon >= 0`` (``inf`` gives the mass of the
+    infinite losses). Other arguments as in :func:`compose`; to ask several questions of the
+    same composition, build it once with :func:`compose`.
+    """
+    eps = check_epsilon(epsilon, allow_inf=True)
+    return compose(mechanisms, k, pairs=pairs, method=method, grid=grid,
+                   max_atoms=max_atoms).delta(eps)
+
+
+def epsilon_composed(mechanisms: Any, delta: float, k: int = 1, *,
+                     pairs: Iterable | None = None, method: Method = "auto",
+                     grid: float = DEFAULT_GRID, max_atoms: int = MAX_ATOMS
+                     ) -> CompositionResult:
+    r"""Smallest epsilon such that the composition is (epsilon, delta)-LDP (``inf`` if none).
+
+    The maximum over ordered pairs of the smallest ``eps`` with ``delta_pair(eps) <= delta``;
+    each is found by a bisection over the atoms (the pieces on which the set of active atoms
+    is fixed) and an exact solve on the piece, never by a smoothed approximation. Arguments
+    as in :func:`compose`.
+    """
+    d = check_delta(delta)
+    return compose(mechanisms, k, pairs=pairs, method=method, grid=grid,
+                   max_atoms=max_atoms).epsilon(d)
+
+
 def privacy_profile(mechanisms: Any, epsilons: Any, k: int = 1, *,
                     pairs: Iterable | None = None, method: Method = "auto",
                     grid: float = DEFAULT_GRID, max_atoms: int = MAX_ATOMS
                     ) -> PrivacyProfile:
-    """The privacy profile ``delta(eps)`` (max over pairs) of a composition at many epsilons.
-
-    ``max_loss`` is the largest finite composed loss: beyond it delta is the mass of the
-    infinite losses.
-    """
-    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    if eps.ndim != 1 or np.isnan(eps).any() or (eps < 0).any():
-        raise InvalidParameterError(f"epsilons must be a 1-D array of values >= 0, got {eps!r}")
-    analysis = _analyse(mechanisms, k, pairs, method, grid, max_atoms)
-    lo = np.zeros(eps.size)
-    up = np.zeros(eps.size)
-    max_loss = 0.0
-    for _, br in analysis.brackets:
-        if br.upper.n_atoms:
-            max_loss = max(max_loss, float(br.upper.losses[-1]))
-        for i, e in enumerate(eps):
-            a, b = br.delta(float(e))
-            lo[i] = max(lo[i], a)
-            up[i] = max(up[i], b)
-    exact = all(b.exact for _, b in analysis.brackets)
-    return PrivacyProfile(eps, lo, up, exact, analysis.k, max_loss)
+    """The privacy profile ``delta(eps)`` of a composition at many epsilons
+    (:meth:`Composition.profile`)."""
+    return compose(mechanisms, k, pairs=pairs, method=method, grid=grid,
+                   max_atoms=max_atoms).profile(epsilons)
 
 
 # --------------------------------------------------------------------------- closed forms

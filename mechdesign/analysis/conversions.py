@@ -153,7 +153,7 @@ def _reference(reference: Any, n_outputs: int) -> np.ndarray:
     return r
 
 
-def delta_deletion(m: Any, epsilon: float, reference: Any) -> float:
+def delta_deletion_at(m: Any, epsilon: float, reference: Any) -> float:
     r"""Smallest delta with (eps, delta)-deletion LDP for the given reference ``R0``
     (Huang & Canonne Def 2.3):
 
@@ -222,7 +222,7 @@ def to_pure_deletion(m: Any, epsilon: float, reference: Any) -> DeletionRepair:
     tv = float(0.5 * np.abs(out - Q).sum(axis=1).max())
     repaired = Mechanism(out, mech.inputs, mech.outputs,
                          name=f"to_pure_deletion({mech.name or 'Q'}, {eps:g})")
-    return DeletionRepair(repaired, eps, r.copy(), tv, delta_deletion(mech, eps, r))
+    return DeletionRepair(repaired, eps, r.copy(), tv, delta_deletion_at(mech, eps, r))
 
 
 # --------------------------------------------------------------------------- Cor 3.1
