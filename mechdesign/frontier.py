@@ -84,6 +84,8 @@ def _sweep(problem: DesignProblem, epsilons: Sequence[float], solver: str | None
             out.append(problem.with_privacy(dataclasses.replace(notion, epsilon=e)).solve(
                 solver, **options))
             tick(i + 1)
+        if progress:
+            print(file=sys.stderr)
         return out
     t0 = time.perf_counter()
     prob, Q, groups, context = problem._compile(parametric=True)

@@ -3,6 +3,6 @@
 To add a command, write ``commands/NAME.py`` with ``register`` and add it to ``MODULES``.
 """
 
-from . import amplify, check, compare_warner, compose, solve, tradeoff
+from . import amplify, check, compare_warner, compose, frontier, solve, tradeoff
 
-MODULES = [check, compare_warner, tradeoff, compose, amplify, solve]
+MODULES = [check, solve, frontier, compare_warner, tradeoff, compose, amplify]
