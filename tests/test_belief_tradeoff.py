@@ -353,7 +353,7 @@ def test_bayesian_theorems_reduce_to_ldp(m):
     (lambda: holds_theorem(dont_know(0.6, 0.2), 1.0, "3.7"), InvalidParameterError, "'3.7'"),
     (lambda: holds_theorem(dont_know(0.6, 0.2), -1.0), InvalidParameterError, "-1.0"),
     (lambda: optimistic_function(dont_know(0.6, 0.2), k=4), SizeLimitError, "16 outputs"),
-    (lambda: tradeoff_optimistic([[0.5, 0.5]], GRID), InvalidMechanismError, "got list"),
+    (lambda: tradeoff_optimistic([[0.5, 0.6]], GRID), InvalidMechanismError, "sums to 1.1"),
 ])
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):

@@ -15,20 +15,12 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .._coerce import as_evidential
 from ..errors import InvalidMechanismError, InvalidParameterError
 from ..evidential import EvidentialMechanism
-from ..mechanism import Mechanism
 from .privacy import epsilon_sldp, epsilon_wldp
 
 BeliefNotion = Literal["sldp", "sldp_pl", "sldp_bel", "wldp"]
-
-
-def _evidential(m: Any) -> EvidentialMechanism:
-    if isinstance(m, EvidentialMechanism):
-        return m
-    if isinstance(m, Mechanism):
-        return EvidentialMechanism.from_mechanism(m)
-    return EvidentialMechanism.from_mechanism(Mechanism(m))
 
 
 def compose_evidential(mechanisms: Sequence[Any]) -> EvidentialMechanism:
@@ -40,7 +32,7 @@ def compose_evidential(mechanisms: Sequence[Any]) -> EvidentialMechanism:
     labels are kept); outputs are tuples, focal sets are rectangles of tuples. Ordinary
     mechanisms enter as Bayesian ones (singleton focal sets).
     """
-    items = [_evidential(m) for m in mechanisms]
+    items = [as_evidential(m) for m in mechanisms]
     if not items:
         raise InvalidParameterError("compose_evidential needs at least one mechanism")
     sizes = {m.n_inputs for m in items}
@@ -112,7 +104,7 @@ def belief_composition(mechanisms: Sequence[Any], notion: BeliefNotion = "sldp"
     if notion not in ("sldp", "sldp_pl", "sldp_bel", "wldp"):
         raise InvalidParameterError(
             f"notion must be 'sldp', 'sldp_pl', 'sldp_bel' or 'wldp', got {notion!r}")
-    items = [_evidential(m) for m in mechanisms]
+    items = [as_evidential(m) for m in mechanisms]
     product = compose_evidential(items)
     comps = tuple(_measure(m, notion) for m in items)
     status = {"sldp": "theorem", "wldp": "conjecture"}.get(notion, "none")

@@ -46,10 +46,10 @@ from typing import Any, Literal
 import numpy as np
 from scipy.optimize import linprog
 
+from .._coerce import as_evidential
 from .._validation import check_epsilon, check_int
-from ..errors import InvalidMechanismError, InvalidParameterError, SizeLimitError
+from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
-from ..mechanism import Mechanism
 from .tradeoff import (
     TradeoffCurve,
     _check_alphas,
@@ -70,15 +70,6 @@ TRADEOFF_TOL = 1e-9
 """Slack on beta when :func:`holds_theorem` compares a curve with its bound."""
 
 Theorem = Literal["3.5", "3.6", "3.18", "3.19"]
-
-
-def _as_evidential(m: Any) -> EvidentialMechanism:
-    if isinstance(m, EvidentialMechanism):
-        return m
-    if isinstance(m, Mechanism):
-        return EvidentialMechanism.from_mechanism(m)
-    raise InvalidMechanismError(
-        f"expected an EvidentialMechanism or Mechanism, got {type(m).__name__}")
 
 
 def _power(m: EvidentialMechanism, k: int) -> EvidentialMechanism:
@@ -274,7 +265,7 @@ def _optimistic_credal(ev: EvidentialMechanism, x: int, xp: int, label: str) -> 
 def _prepare(m: Any, pair: Any, k: int
              ) -> tuple[EvidentialMechanism, list[tuple[int, int, str]]]:
     """The (k-fold) mechanism and its row pairs ``(row_x, row_x', label suffix)``."""
-    ev = _as_evidential(m)
+    ev = as_evidential(m)
     k = check_int(k, "k", 1)
     pairs = _pairs(ev, pair)
     power = f"^(x){k}" if k > 1 else ""

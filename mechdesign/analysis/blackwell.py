@@ -29,8 +29,8 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, hstack, vstack
 
+from .._coerce import as_mechanism
 from ..errors import InvalidMechanismError
-from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 
 GARBLING_TOL = 1e-8
@@ -39,17 +39,6 @@ GARBLING_TOL = 1e-8
 _HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 """HiGHS's defaults (1e-7) let it stop at a residual t ~ 1e-8 when an exact garbling with
 entries ~1e-6 exists; 1e-10 (its smallest allowed value) resolves them."""
-
-
-def _as_mechanism(m: Any, name: str) -> Mechanism:
-    if isinstance(m, Mechanism):
-        return m
-    if isinstance(m, EvidentialMechanism):
-        return m.to_mechanism()
-    try:
-        return Mechanism(m)
-    except InvalidMechanismError as exc:
-        raise InvalidMechanismError(f"{name}: {exc}") from None
 
 
 def _solve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray | None, float]:
@@ -97,8 +86,8 @@ def garbling(a: Any, b: Any) -> Mechanism | None:
     ``[[0.8, 0, 0.2], [0, 0.8, 0.2]]``: keep Warner's answer with probability
     ``c = p + q = 0.8``, otherwise say "don't know".
     """
-    A = _as_mechanism(a, "a")
-    B = _as_mechanism(b, "b")
+    A = as_mechanism(a, "a")
+    B = as_mechanism(b, "b")
     if A.n_inputs != B.n_inputs:
         raise InvalidMechanismError(
             f"a has {A.n_inputs} inputs and b has {B.n_inputs}; a garbling keeps the inputs")

@@ -12,23 +12,15 @@ from typing import Any
 
 import numpy as np
 
+from .._coerce import as_mechanism
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidMechanismError, InvalidParameterError, MechdesignError
-from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from .privacy import delta_ldp, epsilon_ldp, hockey_stick, pairwise_log_ratios
 
 DECOMPOSITION_TOL = 1e-9
 """Largest residual ``max |Q[[x, x']] - RR(eps) @ G|`` accepted by :func:`kov_decomposition`,
 and largest negative entry of G clipped to zero."""
-
-
-def _mechanism(m: Any) -> Mechanism:
-    if isinstance(m, Mechanism):
-        return m
-    if isinstance(m, EvidentialMechanism):
-        return m.to_mechanism()
-    return Mechanism(m)
 
 
 @dataclass(frozen=True)
@@ -75,7 +67,7 @@ def approx_to_pure_epsilon(epsilon: float, delta: float, k: int, eta: float) -> 
 def mix_with_uniform(m: Any, eta: float) -> Mechanism:
     r"""The transform of Lemma 3.2: ``A'(x) = (1 - eta) A(x) + eta * uniform``, i.e.
     ``Q' = (1 - eta) Q + eta / m`` (m outputs). ``TV(A(x), A'(x)) <= eta``."""
-    mech = _mechanism(m)
+    mech = as_mechanism(m)
     et = check_probability(eta, "eta")
     Q = (1.0 - et) * mech.matrix + et / mech.n_outputs
     return Mechanism(Q, mech.inputs, mech.outputs,
@@ -106,7 +98,7 @@ def approx_to_pure(m: Any, epsilon: float, eta: float, delta: float | None = Non
     ``delta`` defaults to the exact ``delta_ldp(m, epsilon)``. Reports the lemma's eps' and
     the exact pure epsilon of the mixed matrix, which never exceeds it.
     """
-    mech = _mechanism(m)
+    mech = as_mechanism(m)
     eps = check_epsilon(epsilon)
     d = delta_ldp(mech, eps) if delta is None else check_delta(delta)
     mixed = mix_with_uniform(mech, eta)
@@ -135,7 +127,7 @@ def deletion_to_replacement(epsilon: float, delta: float) -> Guarantee:
 
 def deletion_reference(m: Any, x0: int = 0) -> np.ndarray:
     """The reference distribution of Lemma 4.1: the row ``R(x0)`` (a copy)."""
-    mech = _mechanism(m)
+    mech = as_mechanism(m)
     x0 = check_int(x0, "x0", 0)
     if x0 >= mech.n_inputs:
         raise InvalidParameterError(f"x0 = {x0} is outside 0..{mech.n_inputs - 1}")
@@ -163,7 +155,7 @@ def delta_deletion_at(m: Any, epsilon: float, reference: Any) -> float:
     (the upper condition is ``R(x)(S) <= e^eps R0(S) + delta``; the lower,
     ``e^-eps (R0(S) - delta) <= R(x)(S)``, is ``R0(S) - e^eps R(x)(S) <= delta``).
     """
-    mech = _mechanism(m)
+    mech = as_mechanism(m)
     eps = check_epsilon(epsilon, allow_inf=True)
     r = _reference(reference, mech.n_outputs)
     Q = mech.matrix
@@ -197,7 +189,7 @@ def to_pure_deletion(m: Any, epsilon: float, reference: Any) -> DeletionRepair:
     band holds mass ``e^-eps <= 1 <= e^eps``, so this is always possible). The TV distance is
     the larger of the removed and added mass, so at most delta.
     """
-    mech = _mechanism(m)
+    mech = as_mechanism(m)
     eps = check_epsilon(epsilon)
     r = _reference(reference, mech.n_outputs)
     lo, hi = math.exp(-eps) * r, math.exp(eps) * r
@@ -264,7 +256,7 @@ def kov_decomposition(m: Any, x: int = 0, x_prime: int = 1,
     non-negative exactly when the pair is eps-private. ``epsilon`` defaults to the pair's own
     epsilon ``max_y |ln(P[y] / P'[y])|``; a smaller one raises. The factorisation is verified.
     """
-    mech = _mechanism(m)
+    mech = as_mechanism(m)
     n = mech.n_inputs
     x = check_int(x, "x", 0)
     x_prime = check_int(x_prime, "x_prime", 0)

@@ -28,10 +28,10 @@ import numpy as np
 from scipy.linalg import null_space
 from scipy.special import logsumexp
 
+from .._coerce import as_mechanism
 from .._validation import check_int, check_probability, check_real
 from ..errors import InvalidMechanismError, InvalidParameterError
 from ..mechanism import Mechanism
-from .privacy import _as_mechanism
 
 PRIOR_SUM_TOL = 1e-9
 """A prior must sum to 1 within this tolerance; it is never renormalised."""
@@ -394,7 +394,7 @@ def inverse_matrix(mechanism: Any) -> np.ndarray:
     InvalidMechanismError
         ``Q`` is not of full row rank (the frequencies do not determine the prior).
     """
-    Q = _as_mechanism(mechanism).matrix
+    Q = as_mechanism(mechanism).matrix
     k, m = Q.shape
     rank = np.linalg.matrix_rank(Q)
     if rank < k:
@@ -425,7 +425,7 @@ def estimate_inverse(mechanism: Any, counts: Any) -> np.ndarray:
     ndarray, shape (..., k)
         NaN rows where ``n = 0``.
     """
-    mech = _as_mechanism(mechanism)
+    mech = as_mechanism(mechanism)
     L = inverse_matrix(mech)
     c = _as_counts(counts, mech.n_outputs)
     n = c.sum(axis=-1, keepdims=True)
@@ -443,7 +443,7 @@ def covariance_inverse(mechanism: Any, prior: Any, n: int) -> np.ndarray:
 
     The trace is the mean squared error summed over the k frequencies.
     """
-    mech = _as_mechanism(mechanism)
+    mech = as_mechanism(mechanism)
     pr = as_prior(prior, mech.n_inputs)
     n = check_int(n, "n", 1)
     L = inverse_matrix(mech)
@@ -618,7 +618,7 @@ def estimate_mle(mechanism: Any, counts: Any, *, tol: float = 1e-10,
     InvalidParameterError
         A count on an output that no input can produce (a zero column of ``Q``).
     """
-    mech = _as_mechanism(mechanism)
+    mech = as_mechanism(mechanism)
     tol = check_real(tol, "tol")
     max_iter = check_int(max_iter, "max_iter", 1)
     Q = mech.matrix
@@ -735,7 +735,7 @@ def cramer_rao(mechanism: Any, prior: Any) -> CramerRao:
     -------
     CramerRao
     """
-    mech = _as_mechanism(mechanism)
+    mech = as_mechanism(mechanism)
     Q = mech.matrix
     k = mech.n_inputs
     pr = as_prior(prior, k)

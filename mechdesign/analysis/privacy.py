@@ -23,10 +23,9 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, csr_matrix, hstack, identity, vstack
 
+from .._coerce import as_evidential, as_mechanism
 from .._validation import check_epsilon
 from ..errors import InvalidParameterError, MechdesignError
-from ..evidential import EvidentialMechanism
-from ..mechanism import Mechanism
 from ..neighbors import distance_matrix
 
 EPSILON_TOL = 1e-9
@@ -62,20 +61,6 @@ def worst_log_ratio(numer: np.ndarray, denom: np.ndarray) -> Witness:
                    int(np.argmin(denom[:, c])))
 
 
-def _as_mechanism(m: Any) -> Mechanism:
-    if isinstance(m, Mechanism):
-        return m
-    if isinstance(m, EvidentialMechanism):
-        return m.to_mechanism()
-    return Mechanism(m)
-
-
-def _as_evidential(m: Any) -> EvidentialMechanism:
-    if isinstance(m, EvidentialMechanism):
-        return m
-    return EvidentialMechanism.from_mechanism(_as_mechanism(m))
-
-
 def epsilon_ldp(m: Any) -> float:
     r"""Smallest eps with ``Q[x, y] <= e^eps Q[x', y]`` for all x, x', y (pure LDP).
 
@@ -84,7 +69,7 @@ def epsilon_ldp(m: Any) -> float:
     ``inf`` when a column is zero for one input and positive for another. An
     :class:`EvidentialMechanism` is measured over its messages (this is mass SLDP).
     """
-    Q = _as_mechanism(m).matrix
+    Q = as_mechanism(m).matrix
     return worst_log_ratio(Q, Q).epsilon
 
 
@@ -108,7 +93,7 @@ def delta_ldp(m: Any, epsilon: float) -> float:
     (Huang & Canonne, Def. 2.2; worst event ``{y : Q[x, y] > e^eps Q[x', y]}``.)
     """
     eps = check_epsilon(epsilon, allow_inf=True)
-    Q = _as_mechanism(m).matrix
+    Q = as_mechanism(m).matrix
     best = 0.0
     for x in range(Q.shape[0]):
         best = max(best, float(hockey_stick(Q[x][None, :], Q, eps).max()))
@@ -139,7 +124,7 @@ def epsilon_metric(m: Any, distance: Any) -> float:
     (shortest paths). A pair at distance 0 with different rows gives ``inf``; a pair at
     distance ``inf`` is unconstrained. (Chatzikokolakis et al. 2013, d-privacy.)
     """
-    mech = _as_mechanism(m)
+    mech = as_mechanism(m)
     D = distance_matrix(distance, mech.inputs)
     R = pairwise_log_ratios(mech.matrix)
     off = ~np.eye(len(D), dtype=bool)
@@ -175,7 +160,7 @@ def epsilon_deletion(m: Any) -> DeletionPrivacy:
 
     The returned reference interpolates between the two bounds at that eps (``None`` if inf).
     """
-    Q = _as_mechanism(m).matrix
+    Q = as_mechanism(m).matrix
     hi, lo = Q.max(axis=0), Q.min(axis=0)
     s_hi, s_lo = float(hi.sum()), float(lo.sum())
     eps_ldp = worst_log_ratio(Q, Q).epsilon
@@ -200,7 +185,7 @@ def epsilon_sldp(m: Any, kind: SLDPKind = "mass") -> float:
     mechanism all three equal its LDP epsilon. ``pl``/``bel`` enumerate the 2^m events
     (at most 16 outputs).
     """
-    ev = _as_evidential(m)
+    ev = as_evidential(m)
     if kind == "mass":
         A = ev.masses
     elif kind == "pl":
@@ -220,7 +205,7 @@ def epsilon_wldp(m: Any) -> float:
     with ``x = x'`` included, so ``eps_W > 0`` as soon as a row puts mass on a non-singleton
     message. Events with ``pl = 0`` everywhere are ignored.
     """
-    ev = _as_evidential(m)
+    ev = as_evidential(m)
     return worst_log_ratio(ev.pl_matrix(), ev.bel_matrix()).epsilon
 
 
@@ -234,7 +219,7 @@ def delta_deletion(m: Any, epsilon: float) -> float:
     scipy's HiGHS; ``r`` ranges over all distributions on the outputs.
     """
     eps = check_epsilon(epsilon)
-    Q = _as_mechanism(m).matrix
+    Q = as_mechanism(m).matrix
     k, n = Q.shape
     e = math.exp(eps)
     # variables: r (n), delta (1), up (k n), down (k n)

@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .._coerce import as_mechanism
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidMechanismError, InvalidParameterError
-from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from .privacy import epsilon_deletion, epsilon_ldp
 
@@ -36,17 +36,6 @@ def sequential_epsilon(epsilon1: float, epsilon2: float) -> float:
         return min(e1, e2)
     val = float(np.logaddexp(e1 + e2, 0.0) - np.logaddexp(e1, e2))
     return max(0.0, min(val, e1, e2))
-
-
-def _mechanism(m: Any, name: str) -> Mechanism:
-    if isinstance(m, Mechanism):
-        return m
-    if isinstance(m, EvidentialMechanism):
-        return m.to_mechanism()
-    try:
-        return Mechanism(m)
-    except InvalidMechanismError as exc:
-        raise InvalidMechanismError(f"{name}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -88,8 +77,8 @@ def sequential_composition(first: Any, second: Any) -> SequentialPrivacy:
     Reports the exact epsilon of the product with the Cor 4.1 bound; the exact value is never
     larger (Lemma 4.5 reduces to binary randomizers, where the bound is attained).
     """
-    m1 = _mechanism(first, "first")
-    m2 = _mechanism(second, "second")
+    m1 = as_mechanism(first, "first")
+    m2 = as_mechanism(second, "second")
     if m2.n_inputs != m1.n_outputs:
         raise InvalidMechanismError(
             f"second has {m2.n_inputs} inputs but first has {m1.n_outputs} outputs")

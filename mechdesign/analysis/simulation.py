@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .._coerce import as_mechanism
 from .._validation import check_int
 from ..catalog import dont_know
 from ..errors import InvalidParameterError
@@ -38,7 +39,6 @@ from .estimation import (
     estimate_projected,
     fields_equal,
 )
-from .privacy import _as_mechanism
 
 ESTIMATORS = {"inverse": estimate_inverse, "projected": estimate_projected, "mle": estimate_mle}
 """Estimator names accepted by :func:`simulate` (each gives the full frequency vector)."""
@@ -231,7 +231,7 @@ def simulate(mechanism: Any, estimator: str | Callable, pi: Any, n: int, reps: i
     MSE and an exact variance of an unbiased estimator should agree within a few standard
     errors.
     """
-    mech = _as_mechanism(mechanism)
+    mech = as_mechanism(mechanism)
     prior = as_prior(pi, mech.n_inputs, "pi")
     scalar_target = np.ndim(pi) == 0
     target = np.asarray(prior[0] if scalar_target else prior)

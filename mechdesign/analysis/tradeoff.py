@@ -47,8 +47,9 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
+from .._coerce import as_mechanism
 from .._validation import check_delta, check_epsilon, check_int, check_real, check_stochastic
-from ..errors import InvalidMechanismError, InvalidParameterError, SizeLimitError
+from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 
@@ -371,15 +372,6 @@ def _atoms_from_curve(f: TradeoffCurve) -> _Atoms:
 # ============================================================================ pairs and mechanisms
 
 
-def _as_mechanism(m: Any) -> Mechanism:
-    if isinstance(m, Mechanism):
-        return m
-    if isinstance(m, EvidentialMechanism):
-        return m.to_mechanism()
-    raise InvalidMechanismError(
-        f"expected a Mechanism or EvidentialMechanism, got {type(m).__name__}")
-
-
 def _pair_index(m: Mechanism | EvidentialMechanism, x: Any, what: str) -> int:
     if isinstance(x, int | np.integer) and not isinstance(x, bool):
         i = int(x)
@@ -437,7 +429,7 @@ def tradeoff_function(first: Any, second: Any = None, /, *, pair: Any = None,
             raise InvalidParameterError(
                 "tradeoff_function(mechanism, ...) takes no second distribution; "
                 f"got {second!r} (use pair=(x, x'))")
-        mech = _as_mechanism(first)
+        mech = as_mechanism(first)
         Qm = mech.matrix
         suffix = f"^(x){k}" if k > 1 else ""
         if pair is not None:
@@ -763,7 +755,7 @@ def gaussian_approximation(first: Any, second: Any = None, /, *, k: int = 1,
         if second is not None:
             raise InvalidParameterError("gaussian_approximation(mechanism) takes no second "
                                         f"distribution; got {second!r}")
-        mech = _as_mechanism(first)
+        mech = as_mechanism(first)
         Qm = mech.matrix
         if pair is not None:
             x, xp = check_pair(mech, pair)
