@@ -94,7 +94,10 @@ def _sweep(problem: DesignProblem, epsilons: Sequence[float], solver: str | None
     if name == "HIGHS" and solver is None:
         # neighbouring epsilons share most of the optimal basis: dual simplex warm-started
         # from the previous point beats interior point by 5x on a 50-point sweep at k = 50
-        options = {"warm_start": True, "highs_options": {"solver": "simplex"}, **options}
+        # (feasibility tolerances tightened from 1e-7: certification then needs no repair)
+        options = {"warm_start": True, "highs_options": {
+            "solver": "simplex", "primal_feasibility_tolerance": 1e-10,
+            "dual_feasibility_tolerance": 1e-10}, **options}
     for i, e in enumerate(epsilons):
         for setter in context.get("setters", []):
             setter(e)

@@ -98,3 +98,26 @@ def greedy_spanner(D: np.ndarray, t: float) -> tuple[list[tuple[int, int, float]
     with np.errstate(invalid="ignore"):
         dil = float(np.max(G[iu, ju][finite] / d[finite])) if finite.any() else 1.0
     return edges, dil
+
+
+def metric_skeleton(D: np.ndarray, rtol: float = 1e-12) -> list[tuple[int, int, float]]:
+    r"""The pairs of a metric that no third point lies between: ``(u, v)`` is dropped when
+    some ``w`` has ``d(u, w) + d(w, v) <= d(u, v)`` (within ``rtol``).
+
+    Metric-privacy constraints on the remaining pairs imply all others exactly: by induction
+    on d, ``Q[u] <= e^{eps d(u,w)} Q[w] <= e^{eps (d(u,w) + d(w,v))} Q[v] = e^{eps d(u,v)} Q[v]``.
+    For the line ``|x - x'|`` only neighbours remain; for a Euclidean grid the pairs whose
+    segment holds no other grid point. O(k^3) time in blocks of O(k^2) memory.
+    """
+    k = len(D)
+    out = []
+    for u in range(k):
+        via = D[u][:, None] + D  # via[w, v] = d(u, w) + d(w, v)
+        via[u, :] = np.inf
+        np.fill_diagonal(via, np.inf)  # w = v
+        best = via.min(axis=0)
+        for v in range(u + 1, k):
+            d = D[u, v]
+            if np.isfinite(d) and best[v] > d * (1 + rtol):
+                out.append((u, int(v), float(d)))
+    return out

@@ -326,14 +326,36 @@ def test_optimum_is_monotone_in_epsilon(k, seed, eps):
     assert hi <= lo + 1e-9
 
 
-def test_repair_restores_the_target():
-    # certify() mixes a matrix that misses its target with the column-mean row
+def test_repair_by_mixing_restores_the_target():
+    # far off target and no envelope for approximate LDP: certify() mixes with the
+    # column-mean row
     from mechdesign.design.certify import certify
 
     Q = md.randomized_response(3, 1.2).matrix
-    mech, _C, cert = certify(Q, LDP(1.0), md.Mechanism, lambda M: 0.0, None)
-    assert cert.met and 0 < cert.repair_weight < 1
-    assert md.epsilon_ldp(mech) <= 1.0 + md.EPSILON_TOL
+    mech, _C, cert = certify(Q, ApproxLDP(1.0, 0.01), md.Mechanism, lambda M: 0.0, None)
+    assert cert.met and cert.repair == "mixing" and 0 < cert.repair_weight < 1
+    assert md.delta_ldp(mech, 1.0) <= 0.01 + md.EPSILON_TOL
+
+
+def test_envelope_repairs_solver_noise_at_no_measurable_cost():
+    # the geometric mechanism at eps = 4 on 30 counts has entries e^{-4 |x-y|} ~ 1e-51;
+    # solver-size noise on the tiny entries breaks their ratios, the envelope restores them
+    from mechdesign.design.certify import certify
+    from mechdesign.design.notions import ratio_envelope
+
+    n, eps = 30, 4.0
+    P = md.truncated_geometric(n, eps).matrix
+    Q = P.copy()
+    tiny = Q < 1e-12
+    Q[tiny] *= np.random.default_rng(0).uniform(0.2, 5.0, size=tiny.sum())
+    notion = MetricDP(eps, md.line_distance(n))
+    assert notion.measure(md.Mechanism(Q / Q.sum(axis=1, keepdims=True))) > eps + 1e-3
+    mech, _C, cert = certify(Q, notion, md.Mechanism, lambda M: 0.0, None)
+    assert cert.met and cert.repair == "envelope" and cert.repair_weight < 1e-11
+    assert md.epsilon_metric(mech, md.line_distance(n)) <= eps + md.EPSILON_TOL
+    # the envelope only raises entries, and leaves a private matrix as it is
+    assert np.all(ratio_envelope(Q, eps * md.line_distance(n)) >= Q)
+    np.testing.assert_allclose(ratio_envelope(P, eps * md.line_distance(n)), P, rtol=1e-12)
 
 
 def test_warner_is_optimal_under_wldp_with_walley_reading():

@@ -155,7 +155,8 @@ def _print_report(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: st
         print_table([
             ("notion", pf.privacy), ("target", fmt(cert.target)),
             ("achieved (measured)", fmt(cert.achieved)), ("met", "yes" if cert.met else "NO"),
-            ("tolerance", fmt(cert.tolerance)), ("repair weight", fmt(cert.repair_weight)),
+            ("tolerance", fmt(cert.tolerance)), ("repair", cert.repair),
+            ("repair weight", fmt(cert.repair_weight)),
             ("value gap", "-" if math.isnan(cert.value_gap) else fmt(cert.value_gap)),
             ("method", cert.method)], ("certificate", ""))
     for note in res.notes:

@@ -33,7 +33,7 @@ from ..analysis.privacy import (
 from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ..neighbors import distance_matrix, greedy_spanner
+from ..neighbors import distance_matrix, greedy_spanner, metric_skeleton
 
 Constraints = dict[str, list]
 
@@ -93,6 +93,11 @@ class Notion:
     def target(self) -> float:
         return self.epsilon  # type: ignore[attr-defined]
 
+    def envelope(self, mechanism: Any) -> np.ndarray | None:
+        """A repair that raises too-small entries to the smallest values the notion allows
+        (None when the notion has none; certification then mixes rows instead)."""
+        return None
+
     def holds(self, mechanism: Any, tol: float = EPSILON_TOL) -> bool:
         """Does ``mechanism`` meet the notion (measured value <= target + tol)?"""
         return self.measure(mechanism) <= self.target + tol
@@ -120,6 +125,11 @@ class LDP(Notion):
 
     def measure(self, mechanism: Any) -> float:
         return epsilon_ldp(mechanism)
+
+    def envelope(self, mechanism: Any) -> np.ndarray:
+        Q = as_ordinary(mechanism).matrix
+        k = Q.shape[0]
+        return ratio_envelope(Q, self.epsilon * (1.0 - np.eye(k)))
 
 
 @dataclass(frozen=True)
@@ -210,7 +220,9 @@ class MetricDP(Notion):
 
     * A graph: constraints on its edges only. Exact, because ``d`` is its shortest-path
       metric and chaining the edge constraints along a shortest path gives every pair.
-    * A matrix, ``spanner=None``: every pair at finite distance (exact).
+    * A matrix, ``spanner=None``: every pair at finite distance with no third point between
+      them (:func:`~mechdesign.neighbors.metric_skeleton`; exact by chaining: the line
+      metric keeps only neighbours).
     * A matrix, ``spanner=t``: only the edges of a greedy t-spanner, with ``eps / s`` where
       ``s <= t`` is the spanner's measured dilation; every pair then still gets
       ``e^{eps d}`` (Bordenabe, Chatzikokolakis, Palamidessi 2014), at some loss of utility.
@@ -239,10 +251,7 @@ class MetricDP(Notion):
         D = distance_matrix(self.distance, inputs)
         if self.spanner is not None:
             return greedy_spanner(D, self.spanner)
-        iu, ju = np.triu_indices(len(D), 1)
-        keep = np.isfinite(D[iu, ju])
-        return [(int(a), int(b), float(D[a, b])) for a, b in zip(iu[keep], ju[keep],
-                                                                  strict=True)], 1.0
+        return metric_skeleton(D), 1.0
 
     def formulate(self, k: int, n: int, context: dict) -> tuple[cp.Expression, Constraints]:
         inputs = context.get("inputs") or tuple(range(k))
@@ -262,6 +271,12 @@ class MetricDP(Notion):
 
     def measure(self, mechanism: Any) -> float:
         return epsilon_metric(mechanism, self.distance)
+
+    def envelope(self, mechanism: Any) -> np.ndarray:
+        m = as_ordinary(mechanism)
+        D = distance_matrix(self.distance, m.inputs)
+        with np.errstate(invalid="ignore"):
+            return ratio_envelope(m.matrix, np.where(np.isfinite(D), self.epsilon * D, np.inf))
 
 
 def _event_matrices(focal_masks: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -309,6 +324,11 @@ class SLDP(Notion):
     def measure(self, mechanism: Any) -> float:
         return epsilon_sldp(mechanism, self.kind)
 
+    def envelope(self, mechanism: Any) -> np.ndarray | None:
+        if self.kind != "mass":
+            return None
+        return LDP(self.epsilon).envelope(mechanism)
+
 
 @dataclass(frozen=True)
 class WLDP(Notion):
@@ -332,6 +352,20 @@ class WLDP(Notion):
 
     def measure(self, mechanism: Any) -> float:
         return epsilon_wldp(mechanism)
+
+
+def ratio_envelope(Q: np.ndarray, log_factor: np.ndarray) -> np.ndarray:
+    r"""``E[x, y] = max_z Q[z, y] e^{-log_factor[x, z]}`` (``log_factor[x, x] = 0``).
+
+    With ``log_factor = eps d`` for a metric d, E meets ``E[x, y] <= e^{eps d(x,x')}
+    E[x', y]`` exactly (triangle inequality) and ``E >= Q``: the least repair that only
+    raises entries. Rows then sum to slightly more than 1 and are renormalised by the caller.
+    """
+    E = np.array(Q, dtype=float, copy=True)
+    for x in range(Q.shape[0]):
+        scale = np.exp(-log_factor[x])[:, None]  # (k, 1); exp(-inf) = 0
+        np.maximum(E[x], (Q * scale).max(axis=0), out=E[x])
+    return E
 
 
 def as_ordinary(mechanism: Mechanism | EvidentialMechanism) -> Mechanism:

@@ -272,7 +272,7 @@ class DesignProblem:
             warnings.simplefilter("always")
             try:
                 prob.solve(solver=name, **solver_options(name, options))
-            except cp.SolverError as exc:
+            except (cp.SolverError, ValueError) as exc:  # cvxpy: "Cannot unpack invalid ..."
                 return Status.SOLVER_ERROR, f"{name} failed: {exc}"
         self._solver_warnings = tuple(f"solver warning: {w.message}" for w in caught)
         status = _STATUS.get(prob.status, Status.SOLVER_ERROR)
@@ -313,7 +313,11 @@ class DesignProblem:
 
         mech, C, cert = certify(Q, self.privacy, build, self.objective.evaluate, solver_value)
         notes = [*notes, *getattr(self, "_solver_warnings", ())]
-        if cert.repair_weight > 0:
+        if cert.repair == "envelope":
+            notes.append("the cleaned solver matrix missed the privacy target by solver "
+                         "tolerance; tiny entries raised to the ratio bound (largest row "
+                         f"change {cert.repair_weight:.3g})")
+        elif cert.repair == "mixing":
             notes.append(f"the cleaned solver matrix missed the privacy target; mixed with "
                          f"the column-mean row at weight {cert.repair_weight:.3g}")
         if not cert.met:
@@ -429,7 +433,7 @@ class DesignProblem:
                                    "global", form, 0.0, elapsed, {}, (), structure,
                                    outputs=mech.outputs)
         cert = Certificate(notion=self.privacy.describe(), target=eps, achieved=eps,
-                           met=True, tolerance=EPSILON_TOL, repair_weight=0.0,
+                           met=True, tolerance=EPSILON_TOL, repair="none", repair_weight=0.0,
                            value_gap=0.0, method="analytic: every column of d-subset "
                            "selection takes the values e^eps/Z and 1/Z")
         return DesignResult(

@@ -37,8 +37,10 @@ class Certificate:
 
     ``achieved`` is the notion's parameter measured on the returned (cleaned, possibly
     repaired) matrix by the analysis layer; ``met`` is ``achieved <= target + tol``.
-    ``repair_weight`` is the weight gamma of the data-independent row mixed in
-    (``(1 - gamma) Q + gamma 1 r^T``) when the cleaned matrix missed the target, else 0.
+    ``repair`` says how a cleaned matrix that missed the target was mended: ``"none"``,
+    ``"envelope"`` (tiny entries raised to the ratio bound; ``repair_weight`` is the largest
+    L1 change of a row) or ``"mixing"`` (``(1 - gamma) Q + gamma 1 r^T``;
+    ``repair_weight`` is gamma).
     ``value_gap`` is the objective of the returned matrix minus the solver's value.
     """
 
@@ -47,6 +49,7 @@ class Certificate:
     achieved: float
     met: bool
     tolerance: float
+    repair: str
     repair_weight: float
     value_gap: float
     method: str
@@ -127,7 +130,7 @@ class DesignResult:
             "notes": list(self.notes), "structure": self.structure,
             "certificate": None if cert is None else {
                 "notion": cert.notion, "target": cert.target, "achieved": cert.achieved,
-                "met": cert.met, "tolerance": cert.tolerance,
+                "met": cert.met, "tolerance": cert.tolerance, "repair": cert.repair,
                 "repair_weight": cert.repair_weight, "value_gap": cert.value_gap,
                 "method": cert.method},
         }
