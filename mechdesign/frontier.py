@@ -136,7 +136,11 @@ def frontier(problem: DesignProblem, epsilons: Sequence[float], *, solver: str |
     executor : concurrent.futures.Executor, optional
         Spread the sweep over it in ``chunks`` contiguous pieces (default: 2 per worker
         if the executor says how many it has, else 4). With a process pool the problem must
-        be picklable (named functions, not lambdas, as constraints).
+        be picklable (named functions, not lambdas, as constraints). A Dask cluster works
+        through ``client.get_executor()`` (extra ``distributed``). Without an executor the
+        sweep runs in this process: measured on 2 cores, a process pool did not beat the
+        warm-started sequential sweep (120 points at k = 30: 1.10 s against 0.94 s), since
+        each chunk compiles again and restarts the simplex cold.
     progress : bool
         Print ``i/n`` to stderr while sweeping (sequential sweeps).
     """

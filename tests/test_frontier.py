@@ -49,9 +49,10 @@ def test_information_frontier_and_families():
 
 
 def test_frontier_over_executors_is_identical():
-    L = np.random.default_rng(4).random((4, 4))
-    prob = md.DesignProblem(privacy=md.LDP(1.0), objective=md.ExpectedLoss(L))
+    prob = md.DesignProblem(privacy=md.LDP(1.0), objective=md.ExpectedLoss(
+        md.losses.hamming(4)))
     base = frontier(prob, EPS).values
+    np.testing.assert_allclose(base, 3 / (np.exp(EPS) + 3), rtol=1e-9)  # k-RR at each eps
     with ThreadPoolExecutor(2) as ex:
         np.testing.assert_allclose(frontier(prob, EPS, executor=ex).values, base, rtol=1e-9)
     with ProcessPoolExecutor(2) as ex:
@@ -66,3 +67,15 @@ def test_bad_frontier_inputs():
         frontier(prob, [])
     with pytest.raises(md.InvalidParameterError, match="nope"):
         family_mechanism("nope", 3, 1.0)
+
+
+def test_frontier_on_a_local_dask_cluster():
+    # the optional `distributed` extra: a Dask client's executor is an Executor
+    import distributed  # in the test extra: a missing package fails, never skips
+    prob = md.DesignProblem(privacy=md.LDP(1.0), objective=md.ExpectedLoss(
+        md.losses.hamming(3)))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        f = frontier(prob, EPS, executor=client.get_executor(), chunks=2)
+    np.testing.assert_allclose(f.values, 2 / (np.exp(EPS) + 2), rtol=1e-9)
