@@ -140,6 +140,7 @@ from .design import (
     MetricDP,
     MutualInformation,
     Status,
+    SublinearUtility,
     WorstCaseLoss,
 )
 from .errors import (
@@ -211,6 +212,7 @@ __all__ = [
     "SizeLimitError",
     "SolverFailedError",
     "Status",
+    "SublinearUtility",
     "TradeoffCurve",
     "UnboundedDesignError",
     "UncertifiedDesignError",

@@ -7,6 +7,7 @@ from .objectives import (
     ExpectedLoss,
     MutualInformation,
     Objective,
+    SublinearUtility,
     WorstCaseLoss,
 )
 from .problem import DesignProblem
@@ -15,5 +16,5 @@ from .result import Certificate, DesignResult, Status
 __all__ = [
     "LDP", "SLDP", "WLDP", "ApproxLDP", "Certificate", "CustomObjective", "DeletionLDP",
     "DesignProblem", "DesignResult", "EstimationVariance", "ExpectedLoss", "MetricDP",
-    "MutualInformation", "Notion", "Objective", "Status", "WorstCaseLoss",
+    "MutualInformation", "Notion", "Objective", "Status", "SublinearUtility", "WorstCaseLoss",
 ]
