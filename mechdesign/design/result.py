@@ -73,7 +73,7 @@ class DesignResult:
     duals : dict
         Dual values by constraint name (``"rows"``, ``"privacy"`` and the user's names).
     solver, formulation : str
-    build_time, solve_time : float (seconds)
+    build_time, solve_time : float (seconds; building includes cvxpy's canonicalisation)
     notes : tuple of str
     structure : dict
         Family information for closed-form designs (e.g. subset selection and its d).
