@@ -5,17 +5,26 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from .commands import MODULES
 from .errors import MechdesignError
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with the CLI's error contract: one line on stderr, exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"mechdesign: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="mechdesign",
         description="Design privacy mechanisms by LP and convex programming and measure "
                     "exactly what they guarantee.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                parser_class=OneLineParser)
     for module in MODULES:
         module.register(sub)
     return parser

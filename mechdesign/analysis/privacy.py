@@ -243,8 +243,11 @@ def delta_deletion(m: Any, epsilon: float) -> float:
     A_eq = coo_matrix((np.ones(n), (np.zeros(n, dtype=int), np.arange(n))), shape=(1, n_var))
     c = np.zeros(n_var)
     c[n] = 1.0
+    # tolerances well below EPSILON_TOL: at HiGHS's default 1e-7 the optimum of an LP-tight
+    # matrix came back 6e-9 below the exact delta
     res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=(0, None),
-                  method="highs")
+                  method="highs", options={"primal_feasibility_tolerance": 1e-10,
+                                           "dual_feasibility_tolerance": 1e-10})
     if res.status != 0:  # pragma: no cover (the LP is always feasible and bounded)
         raise MechdesignError(f"deletion-delta LP failed: {res.message}")
     return float(max(res.fun, 0.0))

@@ -7,11 +7,12 @@ tolerance, two repairs are tried in turn. (1) For LDP, metric privacy and mass S
 envelope: entries far below the solver's tolerance (1e-85 where e^{-eps d} demands it) are
 raised to the smallest values the ratios allow (``notions.ratio_envelope``), rows are
 renormalised; this costs nothing measurable. (2) Otherwise the matrix is mixed with a
-data-independent row ``r`` (the column means):
+data-independent row ``r`` (by default the column means):
 ``Q' = (1 - gamma) Q + gamma 1 r^T``. Every notion here bounds ratios or hockey-stick sums
 between rows, and mixing every row with the same ``r`` moves each ratio toward 1 and
-shrinks each hockey-stick sum, so a bisection on gamma finds the smallest repair;
-``gamma = 1`` (a constant mechanism) meets every target.
+shrinks each hockey-stick sum, so a bisection on gamma finds the smallest repair. WLDP
+also compares a row with itself (pl_x(E) / bel_x(E)), so its ``r`` is Bayesian (the
+notion's ``neutral_row``); then ``gamma = 1`` (a constant mechanism) meets every target.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def certify(Q: np.ndarray, notion: Notion, build: Callable[[np.ndarray], object]
                 break
     if achieved > notion.target + tol:
         repair = "mixing"
-        r = C.mean(axis=0, keepdims=True)
+        r = notion.neutral_row(C, mech)
 
         def mixed(g: float) -> np.ndarray:
             return (1.0 - g) * C + g * r

@@ -9,7 +9,6 @@ compares it with the target. Formulations follow ``reference/design_formulations
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -38,6 +37,19 @@ from ..neighbors import distance_matrix, greedy_spanner, metric_skeleton
 Constraints = dict[str, list]
 
 
+MAX_LOG_RATIO = 20.0
+"""Ratio bounds e^a in the constraints are capped at e^20 (4.9e8). A larger coefficient
+only binds entries below 2e-9 of their column's largest and wrecks the solvers' scaling
+(Clarabel reported a feasible metric problem infeasible at e^25). Capping makes each
+constraint stronger, so the guarantee holds; the optimum can only lose at that 2e-9 scale
+(LDP(25) with Hamming loss on 4 values: 3/(e^20 + 3) = 6e-9 instead of 4e-11)."""
+
+
+def capped_exp(a: Any) -> Any:
+    """``exp(min(a, MAX_LOG_RATIO))``, elementwise."""
+    return np.exp(np.minimum(a, MAX_LOG_RATIO))
+
+
 def coefficient(context: dict, fn: Callable[[float], Any], epsilon: float) -> Any:
     """``fn(epsilon)``: a constant, or a cvxpy Parameter when ``context["parametric"]``.
 
@@ -53,7 +65,11 @@ def coefficient(context: dict, fn: Callable[[float], Any], epsilon: float) -> An
 
 
 def _exp(context: dict, epsilon: float, scale: float = 1.0) -> Any:
-    return coefficient(context, lambda e: math.exp(scale * e), epsilon)
+    return coefficient(context, lambda e: float(capped_exp(scale * e)), epsilon)
+
+
+def _expm1(context: dict, epsilon: float, scale: float = 1.0) -> Any:
+    return coefficient(context, lambda e: float(capped_exp(scale * e)) - 1.0, epsilon)
 
 
 def _outer_ones(k: int, t: cp.Expression) -> cp.Expression:
@@ -98,6 +114,11 @@ class Notion:
         (None when the notion has none; certification then mixes rows instead)."""
         return None
 
+    def neutral_row(self, C: np.ndarray, mechanism: Any) -> np.ndarray:
+        """A data-independent row that meets every target of the notion when all rows equal
+        it; certification mixes it in. Default: the column means of ``C``."""
+        return C.mean(axis=0, keepdims=True)
+
     def holds(self, mechanism: Any, tol: float = EPSILON_TOL) -> bool:
         """Does ``mechanism`` meet the notion (measured value <= target + tol)?"""
         return self.measure(mechanism) <= self.target + tol
@@ -120,7 +141,7 @@ class LDP(Notion):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
 
     def formulate(self, k: int, n: int, context: dict) -> tuple[cp.Expression, Constraints]:
-        Q, cons, _ = offset_form(k, n, coefficient(context, math.expm1, self.epsilon))
+        Q, cons, _ = offset_form(k, n, _expm1(context, self.epsilon))
         return Q, {"privacy": cons}
 
     def measure(self, mechanism: Any) -> float:
@@ -193,7 +214,10 @@ class DeletionLDP(Notion):
 
     def formulate(self, k: int, n: int, context: dict) -> tuple[cp.Expression, Constraints]:
         if self.delta == 0.0:
-            excess = coefficient(context, lambda e: math.expm1(2 * e), self.epsilon)
+            # ratio e^{2 eps}, capped but never below e^{eps + 1}: sum_y t_y = e^-eps must
+            # still leave room for rows summing to 1
+            excess = coefficient(context, lambda e: float(
+                np.exp(min(2 * e, max(MAX_LOG_RATIO, e + 1.0)))) - 1.0, self.epsilon)
             Q, cons, t = offset_form(k, n, excess)
             return Q, {"privacy": [*cons, cp.sum(t) == _exp(context, self.epsilon, -1.0)]}
         Q = cp.Variable((k, n), nonneg=True, name="Q")
@@ -264,8 +288,7 @@ class MetricDP(Notion):
         a = np.array([u for u, _, _ in es] + [v for _, v, _ in es])
         b = np.array([v for _, v, _ in es] + [u for u, _, _ in es])
         d = np.array([w for _, _, w in es] * 2)[:, None]
-        factor = coefficient(context, lambda e: np.exp(np.minimum(e * d / dilation, 700.0)),
-                             self.epsilon)
+        factor = coefficient(context, lambda e: capped_exp(e * d / dilation), self.epsilon)
         cons = [Q[a, :] <= cp.multiply(factor, Q[b, :])]
         return Q, {"privacy": cons}
 
@@ -311,7 +334,7 @@ class SLDP(Notion):
 
     def formulate(self, k: int, n: int, context: dict) -> tuple[cp.Expression, Constraints]:
         if self.kind == "mass":
-            Q, cons, _ = offset_form(k, n, coefficient(context, math.expm1, self.epsilon))
+            Q, cons, _ = offset_form(k, n, _expm1(context, self.epsilon))
             return Q, {"privacy": cons}
         e = _exp(context, self.epsilon)
         M = cp.Variable((k, n), nonneg=True, name="masses")
@@ -352,6 +375,22 @@ class WLDP(Notion):
 
     def measure(self, mechanism: Any) -> float:
         return epsilon_wldp(mechanism)
+
+    def neutral_row(self, C: np.ndarray, mechanism: Any) -> np.ndarray:
+        """A Bayesian row: WLDP compares pl_x(E) with bel_x(E) for x = x' too, so a constant
+        row with "don't know" mass is not eps-WLDP for small eps. The mean mass of each
+        message is spread evenly over the singletons of its outputs (when those messages
+        are allowed; otherwise the column means)."""
+        fsets = list(mechanism.focal_sets)
+        single = {next(iter(B)): j for j, B in enumerate(fsets) if len(B) == 1}
+        mean = C.mean(axis=0)
+        if not all(y in single for B in fsets for y in B):
+            return mean[None, :]
+        r = np.zeros_like(mean)
+        for j, B in enumerate(fsets):
+            for y in B:
+                r[single[y]] += mean[j] / len(B)
+        return r[None, :]
 
 
 def ratio_envelope(Q: np.ndarray, log_factor: np.ndarray) -> np.ndarray:

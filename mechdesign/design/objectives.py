@@ -124,12 +124,17 @@ class CustomObjective(Objective):
         return self.sense_
 
     def expression(self, Q: cp.Expression) -> tuple[cp.Expression, list]:
-        return self.fn(Q), []
+        expr = self.fn(Q)
+        if not isinstance(expr, cp.Expression):
+            raise InvalidParameterError(
+                f"the custom objective returned {expr!r}, not a cvxpy expression "
+                "(write cp.Constant(0) for a pure feasibility problem)")
+        return expr, []
 
     def evaluate(self, Q: np.ndarray) -> float:
         if self.evaluate_fn is not None:
             return float(self.evaluate_fn(Q))
-        return float(self.fn(cp.Constant(Q)).value)
+        return float(self.expression(cp.Constant(Q))[0].value)
 
 
 # ---------------------------------------------------------------------------- information

@@ -17,7 +17,12 @@ import numpy as np
 from .. import catalog
 from .._validation import check_int, check_labels
 from ..analysis.privacy import EPSILON_TOL
-from ..errors import InvalidParameterError, SizeLimitError, SolverFailedError
+from ..errors import (
+    InfeasibleDesignError,
+    InvalidParameterError,
+    SizeLimitError,
+    SolverFailedError,
+)
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from . import local, staircase
@@ -31,6 +36,9 @@ from .objectives import (
 )
 from .result import Certificate, DesignResult, Status
 from .solvers import choose_solver, solver_options
+
+USER_CONSTRAINT_TOL = 1e-7
+"""A returned matrix may miss a user constraint by this much (solver tolerance)."""
 
 MAX_EVIDENTIAL_OUTPUTS = 10
 """Evidential design enumerates the 2^m - 1 messages and 2^m events: m <= 10 outputs."""
@@ -220,10 +228,21 @@ class DesignProblem:
                 f"{type(self.objective).__name__} is not a convex expression of Q (it is "
                 "maximised through staircase programs); to_cvxpy needs a loss objective")
         Q, groups, context = self._feasible(parametric=parametric)
-        expr, extra = self.objective.expression(Q)
-        cons = [c for g in groups.values() for c in g] + extra
-        sense = cp.Maximize if self.objective.sense == "maximize" else cp.Minimize
-        return cp.Problem(sense(expr), cons), Q, groups, context
+        try:
+            expr, extra = self.objective.expression(Q)
+            sense = cp.Maximize if self.objective.sense == "maximize" else cp.Minimize
+            prob = cp.Problem(sense(expr), [c for g in groups.values() for c in g] + extra)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(f"objective {self.objective!r}: {exc}") from None
+        except (TypeError, AttributeError, ValueError, cp.error.DCPError) as exc:
+            raise InvalidParameterError(
+                f"objective {self.objective!r} does not give a cvxpy expression: {exc}"
+                ) from None
+        if not prob.is_dcp():
+            raise InvalidParameterError(
+                f"objective {self.objective!r} is not convex ({self.objective.sense}, DCP "
+                "rules): a custom objective must be convex to minimise, concave to maximise")
+        return prob, Q, groups, context
 
     def with_privacy(self, privacy: Notion) -> DesignProblem:
         """The same problem under another notion of the same kind (e.g. another epsilon)."""
@@ -243,6 +262,8 @@ class DesignProblem:
     # ------------------------------------------------------------------ solving
     def solve(self, solver: str | None = None, **options: Any) -> DesignResult:
         """Solve, certify (clean, re-measure, repair) and return a :class:`DesignResult`."""
+        if solver is not None:
+            choose_solver(None, solver)  # a typed error when it is not installed
         if self.semantics == "walley":
             return self._solve_walley(solver, options)
         if isinstance(self.objective, InformationObjective):
@@ -322,6 +343,13 @@ class DesignProblem:
         elif cert.repair == "mixing":
             notes.append(f"the cleaned solver matrix missed the privacy target; mixed with "
                          f"the column-mean row at weight {cert.repair_weight:.3g}")
+        broken = {k: v for k, v in self.constraint_violations(C).items()
+                  if v > USER_CONSTRAINT_TOL}
+        if broken:
+            notes.append("the returned matrix violates user constraints "
+                         + ", ".join(f"{k!r} by {v:.3g}" for k, v in broken.items())
+                         + " (solver inaccuracy or the privacy repair)")
+            status = Status.INACCURATE
         if not cert.met:
             notes.append("the returned matrix does NOT meet the privacy target")
         return DesignResult(
@@ -366,6 +394,19 @@ class DesignProblem:
             user_constraints=tuple(self.constraints),
             _mechanism=mech if cert.met else None,
             _unavailable="" if cert.met else "the embedded mechanism misses the WLDP target")
+
+    def constraint_violations(self, C: np.ndarray) -> dict[str, float]:
+        """Largest violation of each user constraint by the matrix ``C``."""
+        out = {}
+        if not self.constraints:
+            return out
+        Qv = cp.Variable(C.shape)
+        Qv.value = C
+        for name, fn in self.constraints.items():
+            made = fn(Qv)
+            out[name] = max(float(np.max(c.violation()))
+                            for c in (made if isinstance(made, list | tuple) else [made]))
+        return out
 
     # ------------------------------------------------------------------ information
     def _staircase_applies(self) -> bool:
@@ -460,10 +501,19 @@ class DesignProblem:
             name = choose_solver(prob, solver)
             names.append(name)
             status, error = self._run(prob, name, options)
+            if status is Status.INFEASIBLE:
+                raise InfeasibleDesignError("infeasible")
             if status not in (Status.OPTIMAL, Status.INACCURATE):
                 raise SolverFailedError(error or f"local step ended with status {status}")
 
-        Q, value, iters = local.solve_local(self.objective, feasible, run, self.k, self.n)
+        try:
+            Q, value, iters = local.solve_local(self.objective, feasible, run, self.k, self.n)
+        except InfeasibleDesignError:  # the feasible set itself is empty (first projection)
+            return DesignResult(status=Status.INFEASIBLE, value=None, solver_value=None,
+                                optimum="local", certificate=None, duals={},
+                                solver=names[-1] if names else "", formulation="local",
+                                build_time=0.0, solve_time=time.perf_counter() - t0,
+                                notes=(note,), user_constraints=tuple(self.constraints))
         elapsed = time.perf_counter() - t0
         return self._certified(Q, value, Status.OPTIMAL, names[-1] if names else "",
                                "local", f"minorise-maximise, {iters} convex steps", 0.0,

@@ -22,7 +22,7 @@ LP_CLARABEL_ABOVE = 20_000
 """Number of scalar variables above which Clarabel replaces HiGHS for LPs."""
 
 
-def choose_solver(problem: cp.Problem, solver: str | None) -> str:
+def choose_solver(problem: cp.Problem | None, solver: str | None) -> str:
     """The solver name to use; a typed error naming it when it is not installed."""
     installed = cp.installed_solvers()
     if solver is not None:

@@ -38,9 +38,14 @@ def patterns(k: int, epsilon: float) -> np.ndarray:
         raise SizeLimitError(
             f"the staircase program enumerates 2^k patterns; k = {k} exceeds "
             f"{MAX_STAIRCASE_K} (use a uniform prior for the symmetric reduction)")
+    return 1.0 + math.expm1(epsilon) * pattern_bits(k)
+
+
+def pattern_bits(k: int) -> np.ndarray:
+    """``(k, 2^k - 1)`` 0/1 matrix: column j holds the bits of j (1 where the pattern has
+    ``e^eps``)."""
     j = np.arange((1 << k) - 1)
-    bits = (j[None, :] >> np.arange(k)[:, None]) & 1
-    return 1.0 + math.expm1(epsilon) * bits
+    return ((j[None, :] >> np.arange(k)[:, None]) & 1).astype(float)
 
 
 @dataclass(frozen=True)
@@ -74,9 +79,15 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
                      solver: str | None = None, **options) -> StaircaseSolution:
     """Minimise the Cramer-Rao criterion over staircase mechanisms (a convex program)."""
     k = objective.n_inputs
+    if epsilon == 0.0:
+        raise SolverFailedError("at epsilon = 0 no mechanism carries information: the "
+                                "estimation criterion is infinite")
     S = patterns(k, epsilon)
     U = null_space(np.ones((1, k)))
-    V = U.T @ S  # (k-1, P)
+    # U^T s = (e^eps - 1) U^T bits: build M / (e^eps - 1)^2 from the bits, so that the
+    # program stays O(1) at small epsilon (Clarabel failed at eps = 0.01 otherwise)
+    scale = math.expm1(epsilon) ** 2
+    V = U.T @ pattern_bits(k)  # (k-1, P)
     lam = objective.prior @ S
     A = (np.einsum("ap,bp->abp", V, V) / lam).reshape((k - 1) ** 2, -1)
     w = cp.Variable(S.shape[1], nonneg=True)
@@ -95,8 +106,11 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
         raise SolverFailedError(f"{name} returned status {prob.status!r} on the staircase "
                                 "estimation program")
     wv = np.maximum(w.value, 0.0)
-    Q = _purify(S, wv, objective, float(prob.value))
-    return StaircaseSolution(Q, float(prob.value), S.shape[1], name)
+    # undo the scaling: A and E divide by it, D subtracts (k-1) ln(scale)
+    value = (float(prob.value) - (k - 1) * math.log(scale) if objective.criterion == "D"
+             else float(prob.value) / scale)
+    Q = _purify(S, wv, objective, value)
+    return StaircaseSolution(Q, value, S.shape[1], name)
 
 
 def _purify(S: np.ndarray, w: np.ndarray, objective: EstimationVariance, value: float,

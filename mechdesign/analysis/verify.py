@@ -1,0 +1,775 @@
+r"""Exact verification of a small mechanism in rational arithmetic (standard library only).
+
+The float measures of :mod:`mechdesign.analysis.privacy` are exact up to floating-point
+rounding, and a check of a target accepts :data:`~mechdesign.analysis.privacy.EPSILON_TOL`
+of slack. :func:`verify_exact` removes both: every stored entry is a dyadic rational and is
+read as an exact :class:`fractions.Fraction`; sums, ratios and hockey-stick sums are formed
+exactly; the only irrational number, ``e^x`` (``x = eps``, ``2 eps``, ``-eps`` or
+``eps d(x, x')``, itself an exact rational), is bracketed with :mod:`decimal`:
+``x`` is rounded down and up to ``digits + 20`` digits, ``Decimal.exp`` (correctly rounded
+at ``digits`` digits) is applied to both, and the results are widened by one unit in the
+last place, so ``lo <= e^x <= hi`` rigorously. A comparison ``ratio <= e^x`` is then
+decided (``ratio <= lo``: holds, ``ratio > hi``: fails) or, if ``lo < ratio <= hi``,
+reported as undecidable at that precision (``holds = None``; raise ``digits``). ``e^0 = 1``
+is exact.
+
+What is checked (the matrix as stored, rows never renormalised; ``0/0`` ignored, ``c/0 = inf``
+for ``c > 0``):
+
+* ``"ldp"``: ``max_x Q[x, y] <= e^eps min_x Q[x, y]`` for every column y
+  (Li et al. 2022, s.2; ``reference/design_formulations.md``).
+* ``"approx_ldp"`` (Huang & Canonne, Def. 2.2): for x != x',
+  ``H(e^eps) = sum_y max(0, Q[x, y] - e^eps Q[x', y]) <= delta``. ``H(t) = max_A (Q_x(A) -
+  t Q_x'(A))`` is continuous and non-increasing in t, so the pair holds iff
+  ``e^eps >= t*``, the smallest t with ``H(t) <= delta``, which is rational: on each piece
+  between consecutive column ratios ``H(t) = a - t b`` and ``t* = (a - delta) / b``
+  (``t* = inf`` when the columns with ``Q[x', y] = 0`` carry more than delta). The decision
+  uses ``H`` at both ends of the bracket; :attr:`Verification.ratio` is ``max t*``.
+* ``"deletion_ldp"`` with ``delta = 0`` (Huang & Canonne, Def. 2.3): a reference
+  distribution r with ``e^-eps r_y <= Q[x, y] <= e^eps r_y`` exists iff, with
+  ``M_y = max_x Q[x, y]`` and ``m_y = min_x Q[x, y]``,
+
+  .. math:: M_y \le e^{2\varepsilon} m_y \ \forall y, \qquad \sum_y M_y \le e^\varepsilon,
+            \qquad \sum_y m_y \ge e^{-\varepsilon}.
+
+  Derivation: column y needs ``r_y`` in ``[e^-eps M_y, e^eps m_y]`` (non-empty iff the first
+  condition), and ``sum_y r_y = 1`` is reachable iff ``sum_y e^-eps M_y <= 1 <=
+  sum_y e^eps m_y`` (the sum of the r_y ranges over that whole interval); singleton events
+  suffice because the deletion inequalities are additive over events.
+  With ``delta > 0`` no closed form exists: a reference r is computed by an LP (scipy HiGHS),
+  made exact (clipped, divided exactly by its sum) and checked exactly, which PROVES the
+  notion when every hockey-stick sum is at most delta; failure is proved by necessary
+  conditions (for x, x' and every event S, Def. 2.3 gives
+  ``Q_x(S) <= e^2eps Q_x'(S) + (1 + e^eps) delta``, ``e^eps sum_y min(Q_x, Q_x') + 2 delta
+  >= 1`` and ``sum_y max(Q_x, Q_x') - 2 delta <= e^eps``); otherwise ``holds = None`` and
+  :attr:`Verification.excess` is a rigorous upper bound on the excess delta.
+* ``"metric"`` (Chatzikokolakis et al. 2013): ``Q[x, y] <= e^{eps d(x, x')} Q[x', y]`` for
+  every pair at finite distance, with d a matrix or the shortest-path metric of a weighted
+  graph (computed here exactly, in Fractions, by Dijkstra). A spanner used by the design is
+  irrelevant: the guarantee is checked for every pair of the original metric.
+* ``"sldp_mass"``, ``"sldp_pl"``, ``"sldp_bel"`` (Li et al. 2022, Def. 3.1): the LDP ratio of
+  masses (over messages), of plausibilities or of beliefs of every event, with
+  ``bel_x(E) = sum_{B subset of E} m_x(B)`` and ``pl_x(E) = sum_{B meets E} m_x(B)`` exact
+  Fraction sums.
+* ``"wldp"`` (Li et al. 2022, Def. 3.13, Lemma 3.14): ``max_x pl_x(E) <= e^eps min_x bel_x(E)``
+  for every event E, ``x = x'`` included.
+
+Sizes: at most :data:`MAX_EXACT_ENTRIES` entries (rows times columns, messages for an
+evidential mechanism) and, for the event notions, at most :data:`MAX_EXACT_OUTPUTS` outputs
+(every one of the 2^m events is enumerated). Larger requests raise
+:class:`~mechdesign.errors.SizeLimitError`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal, localcontext
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import csr_matrix, hstack, identity, vstack
+
+from .._validation import check_delta, check_epsilon, check_int
+from ..errors import InvalidParameterError, SizeLimitError
+from ..evidential import EvidentialMechanism
+from ..mechanism import Mechanism
+from ..neighbors import distance_matrix
+
+MAX_EXACT_ENTRIES = 400
+"""Largest ``k * n`` (inputs times outputs, or messages) verified in rational arithmetic."""
+
+MAX_EXACT_OUTPUTS = 10
+"""Largest output set for the event notions (sldp_pl, sldp_bel, wldp): 2^10 events."""
+
+DEFAULT_DIGITS = 60
+"""Decimal digits of the bracket of ``e^x``."""
+
+EXP_CLAMP = 1000
+r"""Exponents are clamped to ``[-1000, 1000]`` before bracketing ``e^x``. No decision changes:
+entries are at most 1 and positive entries at least ``2^-1074 > e^-745``, so every finite
+ratio checked here (at most 400 entries summed) is below ``e^760``, every hockey-stick term
+``max(0, P - e^x P')`` with ``P' > 0`` is 0 for all ``x >= 760``, and a positive sum of
+minima exceeds ``e^-745``."""
+
+NOTIONS = ("ldp", "approx_ldp", "deletion_ldp", "metric", "sldp_mass", "sldp_pl",
+           "sldp_bel", "wldp")
+"""Notion names accepted by :func:`verify_exact` (``"sldp"`` is an alias of ``"sldp_mass"``)."""
+
+_CLASSES = {"LDP": "ldp", "ApproxLDP": "approx_ldp", "DeletionLDP": "deletion_ldp",
+            "MetricDP": "metric", "WLDP": "wldp"}
+_EVENT_NOTIONS = ("sldp_pl", "sldp_bel", "wldp")
+
+
+@dataclass(frozen=True)
+class ExactWitness:
+    """Where the reported comparison is made.
+
+    ``condition`` states the inequality in words; ``x`` / ``x_prime`` are the row indices of
+    the larger and the smaller side; ``column`` is an output (or message) index; ``event`` is
+    an event of output labels (event notions) or the set of column indices of a hockey-stick
+    sum (approximate notions).
+    """
+
+    condition: str
+    x: int | None = None
+    x_prime: int | None = None
+    column: int | None = None
+    event: frozenset | None = None
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The exact verdict of :func:`verify_exact`.
+
+    Attributes
+    ----------
+    notion : str
+        The canonical notion name (one of :data:`NOTIONS`).
+    holds : bool or None
+        True: proved; False: disproved; None: undecidable at the precision used (the exact
+        ratio lies inside the bracket of ``e^x``; raise ``digits``), or, for deletion LDP
+        with ``delta > 0`` only, neither the LP's reference nor the necessary conditions
+        settle it.
+    ratio : Fraction, float or None
+        The exact ratio of the reported comparison (``math.inf`` for ``c / 0``): the worst
+        ratio for LDP and the SLDP/WLDP notions, the worst pair's ratio for metric privacy,
+        the most violated (or tightest) of the three conditions for deletion LDP, and
+        ``max t*`` (the smallest ``e^eps`` that the delta allows) for approximate LDP.
+        None for deletion LDP with ``delta > 0``.
+    threshold : (Fraction, Fraction)
+        A rigorous bracket ``lo <= e^x <= hi`` of the bound the ratio is compared with
+        (``(delta, delta)`` for deletion LDP with ``delta > 0``).
+    witness : ExactWitness or None
+        The reported comparison (the first violated one, else the tightest); None when no
+        constraint is active.
+    excess : float
+        How far the matrix misses the target, in the target's units (epsilon; delta for
+        approximate LDP and for deletion LDP with ``delta > 0``), as a float approximation
+        of the exact value; ``<= 0`` when ``holds`` is True. For deletion LDP with
+        ``delta > 0`` it is a rigorous upper bound when ``holds`` is None and a rigorous
+        lower bound when ``holds`` is False.
+    message : str
+    digits : int
+        The decimal precision of the bracket.
+    achieved_delta : (Fraction, Fraction or float) or None
+        Approximate LDP and deletion LDP with ``delta > 0``: a rigorous bracket of the
+        smallest delta the matrix satisfies at this epsilon (the upper end is ``math.inf``
+        if no reference could be built); None for the pure notions.
+    """
+
+    notion: str
+    holds: bool | None
+    ratio: Fraction | float | None
+    threshold: tuple[Fraction, Fraction]
+    witness: ExactWitness | None
+    excess: float
+    message: str
+    digits: int = DEFAULT_DIGITS
+    achieved_delta: tuple[Fraction, Fraction | float] | None = None
+
+
+# ------------------------------------------------------------------------------ e^x
+def exp_bracket(x: Any, digits: int = DEFAULT_DIGITS) -> tuple[Fraction, Fraction]:
+    r"""Rational ``lo <= e^x <= hi`` for a rational (or float, read exactly) ``x``.
+
+    ``x`` is clamped to ``[-EXP_CLAMP, EXP_CLAMP]`` (see :data:`EXP_CLAMP`), rounded down and
+    up at ``digits + 20`` digits; ``Decimal.exp`` is correctly rounded (half-even) at
+    ``digits`` digits, so one unit in the last place either side is a rigorous bracket.
+    ``e^0 = 1`` exactly.
+    """
+    x = Fraction(x)
+    if x == 0:
+        return Fraction(1), Fraction(1)
+    x = min(max(x, Fraction(-EXP_CLAMP)), Fraction(EXP_CLAMP))
+    num, den = Decimal(x.numerator), Decimal(x.denominator)
+    with localcontext() as ctx:
+        ctx.prec = digits + 20
+        ctx.rounding = ROUND_FLOOR
+        x_lo = num / den
+        ctx.rounding = ROUND_CEILING
+        x_hi = num / den
+        ctx.prec = digits
+        ctx.rounding = ROUND_HALF_EVEN
+        lo = ctx.next_minus(x_lo.exp(ctx))
+        hi = ctx.next_plus(x_hi.exp(ctx))
+    return Fraction(lo), Fraction(hi)
+
+
+def _excess(r: Fraction | float, scale: Fraction, eps: float) -> float:
+    """``ln(r) / scale - eps`` evaluated at 40 digits, then rounded to a float (so an excess
+    of 1e-17 is reported as such, not as 0)."""
+    if isinstance(r, float):  # inf
+        return math.inf
+    if r <= 0:
+        return -math.inf
+    if scale == 0:
+        return 0.0 if r <= 1 else math.inf
+    with localcontext() as ctx:
+        ctx.prec = 40
+        ln_r = Decimal(r.numerator).ln(ctx) - Decimal(r.denominator).ln(ctx)
+        sc = Decimal(scale.numerator) / Decimal(scale.denominator)
+        return float(ln_r / sc - Decimal(eps))
+
+
+def _f(v: Fraction | float, digits: int = 17) -> str:
+    """A Fraction (or inf) written with ``digits`` significant digits."""
+    if isinstance(v, float):
+        return "inf" if math.isinf(v) else f"{v:.{digits}g}"
+    with localcontext() as ctx:
+        ctx.prec = digits
+        return str(+(Decimal(v.numerator) / Decimal(v.denominator)))
+
+
+# ------------------------------------------------------------------------------ inputs
+def _integers(A: np.ndarray) -> tuple[list[list[int]], int]:
+    """The stored floats as exact integers over one common denominator ``D`` (a power of
+    two, every float being a dyadic rational): ``A[i, j] = N[i][j] / D`` exactly."""
+    fr = [[Fraction(float(v)) for v in row] for row in A]
+    D = max(f.denominator for row in fr for f in row)
+    return [[f.numerator * (D // f.denominator) for f in row] for row in fr], D
+
+
+def _resolve(notion: Any, epsilon: Any, delta: Any, distance: Any
+             ) -> tuple[str, float, float, Any]:
+    """(name, epsilon, delta, distance) from a name and parameters or a notion object."""
+    if isinstance(notion, str):
+        name = notion.strip().lower().replace("-", "_")
+        if name == "sldp":
+            name = "sldp_mass"
+        if name not in NOTIONS:
+            raise InvalidParameterError(
+                f"unknown notion {notion!r}; expected one of {', '.join(NOTIONS)}")
+        if epsilon is None:
+            raise InvalidParameterError(f"notion {notion!r} needs an epsilon")
+        eps = check_epsilon(epsilon)
+        d = check_delta(delta)
+        if d != 0.0 and name not in ("approx_ldp", "deletion_ldp"):
+            raise InvalidParameterError(
+                f"delta = {d!r} applies to approx_ldp and deletion_ldp, not {name!r}")
+        if name == "metric" and distance is None:
+            raise InvalidParameterError("notion 'metric' needs a distance (matrix or graph)")
+        if name != "metric" and distance is not None:
+            raise InvalidParameterError(f"a distance applies to 'metric' only, not {name!r}")
+        return name, eps, d, distance
+    # a notion object from mechdesign.design, read by class name and fields (duck typing:
+    # the analysis layer never imports the design layer)
+    cls = next((c.__name__ for c in type(notion).__mro__
+                if c.__name__ in (*_CLASSES, "SLDP")), None)
+    if cls is None:
+        raise InvalidParameterError(
+            f"notion must be a name ({', '.join(NOTIONS)}) or a notion such as "
+            f"md.LDP(epsilon=1), got {notion!r}")
+    if epsilon is not None or delta != 0.0 or distance is not None:
+        raise InvalidParameterError(
+            f"{notion!r} carries its own parameters; do not pass epsilon, delta or distance")
+    eps = check_epsilon(notion.epsilon)
+    if cls == "SLDP":
+        kind = getattr(notion, "kind", "mass")
+        if kind not in ("mass", "pl", "bel"):
+            raise InvalidParameterError(f"SLDP kind must be 'mass', 'pl' or 'bel', got {kind!r}")
+        return f"sldp_{kind}", eps, 0.0, None
+    name = _CLASSES[cls]
+    d = check_delta(getattr(notion, "delta", 0.0))
+    return name, eps, d, getattr(notion, "distance", None) if name == "metric" else None
+
+
+def _as_mechanism(m: Any) -> Mechanism:
+    if isinstance(m, Mechanism):
+        return m
+    if isinstance(m, EvidentialMechanism):
+        return m.to_mechanism()
+    return Mechanism(m)
+
+
+def _as_evidential(m: Any) -> EvidentialMechanism:
+    if isinstance(m, EvidentialMechanism):
+        return m
+    return EvidentialMechanism.from_mechanism(_as_mechanism(m))
+
+
+def _check_size(k: int, n: int, what: str) -> None:
+    if k * n > MAX_EXACT_ENTRIES:
+        raise SizeLimitError(
+            f"exact verification is limited to {MAX_EXACT_ENTRIES} entries; the {what} has "
+            f"{k} x {n} = {k * n}")
+
+
+# ------------------------------------------------------------------------------ comparisons
+@dataclass(frozen=True)
+class _Ratio:
+    """One comparison ``ratio <= e^{scale * eps}``."""
+
+    ratio: Fraction | float
+    scale: Fraction
+    witness: ExactWitness
+
+
+def _decide(r: _Ratio, eps: float, digits: int) -> tuple[bool | None, tuple, float]:
+    lo, hi = exp_bracket(r.scale * Fraction(eps), digits)
+    excess = _excess(r.ratio, r.scale, eps)
+    if isinstance(r.ratio, float):  # inf
+        return False, (lo, hi), math.inf
+    if r.ratio <= lo:
+        return True, (lo, hi), min(excess, 0.0)
+    if r.ratio > hi:
+        return False, (lo, hi), max(excess, 5e-324)
+    return None, (lo, hi), excess
+
+
+def _combine(name: str, target: str, comps: list[_Ratio], eps: float, digits: int
+             ) -> Verification:
+    """The verdict over all comparisons: any False -> False, else any None -> None."""
+    if not comps:
+        one = (Fraction(1), Fraction(1))
+        return Verification(name, True, Fraction(1), one, None, -eps,
+                            f"{target} holds exactly: no constraint is active", digits)
+    decided = [(_decide(c, eps, digits), c) for c in comps]
+
+    def worst(items: list) -> tuple:
+        return max(items, key=lambda it: it[0][2])
+
+    fails = [it for it in decided if it[0][0] is False]
+    unknown = [it for it in decided if it[0][0] is None]
+    if fails:
+        (verdict, bracket, excess), c = worst(fails)
+    elif unknown:
+        (verdict, bracket, excess), c = worst(unknown)
+    else:
+        (verdict, bracket, excess), c = worst(decided)
+    word = {True: "holds exactly", False: "does NOT hold exactly",
+            None: f"is undecidable at {digits} digits"}[verdict]
+    msg = (f"{target} {word}: {c.witness.condition}; exact ratio {_f(c.ratio, 25)} vs "
+           f"e^({_f(c.scale)} eps) in [{_f(bracket[0], 25)}, {_f(bracket[1], 25)}]; excess "
+           f"{excess:.3g} in epsilon")
+    return Verification(name, verdict, c.ratio, bracket, c.witness, excess, msg, digits)
+
+
+def _column_ratios(A: list[list[int]], B: list[list[int]] | None,
+                   scale: Fraction, what: str, labels: list | None = None) -> list[_Ratio]:
+    """One comparison per column: ``max_x A[x, c] <= e^{scale eps} min_x B[x, c]`` (A and B
+    integers over the same denominator, which cancels in the ratio)."""
+    B = A if B is None else B
+    k, n = len(A), len(A[0])
+    out = []
+    for c in range(n):
+        col_a = [A[x][c] for x in range(k)]
+        col_b = [B[x][c] for x in range(k)]
+        hi = max(col_a)
+        if hi == 0:
+            continue
+        x = col_a.index(hi)
+        lo = min(col_b)
+        xp = col_b.index(lo)
+        ratio: Fraction | float = math.inf if lo == 0 else Fraction(hi, lo)
+        where = labels[c] if labels is not None else c
+        out.append(_Ratio(ratio, scale, ExactWitness(
+            f"{what} {where!r}: row {x} over row {xp}", x, xp,
+            None if labels is not None else c, where if labels is not None else None)))
+    return out
+
+
+# ------------------------------------------------------------------------------ notions
+def _verify_ldp(N: list[list[int]], eps: float, digits: int, name: str = "ldp",
+                target: str = "LDP") -> Verification:
+    comps = _column_ratios(N, None, Fraction(1), "Q[x, y] <= e^eps Q[x', y], column")
+    return _combine(name, f"{eps!r}-{target}", comps, eps, digits)
+
+
+def _threshold_t(P: list[int], R: list[int], delta: Fraction
+                 ) -> tuple[Fraction | float, frozenset]:
+    """Smallest t >= 0 with ``sum_y max(0, P_y - t R_y) <= delta`` and the maximising set.
+
+    ``H(t)`` is continuous and non-increasing; between consecutive ratios ``P_y / R_y``
+    (taken in decreasing order) it is ``a - t b`` with a, b the sums over the columns
+    already passed, so the crossing is ``(a - delta) / b``.
+    """
+    a = sum(p for p, r in zip(P, R, strict=True) if r == 0)
+    A = [y for y, (p, r) in enumerate(zip(P, R, strict=True)) if r == 0 and p > 0]
+    if a > delta:
+        return math.inf, frozenset(A)
+    cols = sorted((y for y in range(len(P)) if R[y] > 0 and P[y] > 0),
+                  key=lambda y: Fraction(P[y], R[y]), reverse=True)
+    b = 0
+    for y in cols:
+        if a - Fraction(P[y], R[y]) * b > delta:
+            return (a - delta) / b, frozenset(A)
+        a += P[y]
+        b += R[y]
+        A.append(y)
+    if a > delta:
+        return (a - delta) / b, frozenset(A)
+    return Fraction(0), frozenset()
+
+
+def _hockey(P: list[int], R: list[int], e: Fraction) -> Fraction:
+    """``sum_y max(0, P_y - e R_y)`` exactly (integer arithmetic, one division)."""
+    en, ed = e.numerator, e.denominator
+    total = 0
+    for p, r in zip(P, R, strict=True):
+        d = p * ed - en * r
+        if d > 0:
+            total += d
+    return Fraction(total, ed)
+
+
+def _verify_approx(N: list[list[int]], D: int, eps: float, delta: float, digits: int
+                   ) -> Verification:
+    k = len(N)
+    dl = Fraction(delta) * D  # in units of 1 / D, like the entries
+    lo, hi = exp_bracket(Fraction(eps), digits)
+    h_hi = h_lo = Fraction(0)
+    best_t: Fraction | float = Fraction(0)
+    best = None
+    for x in range(k):
+        for xp in range(k):
+            if x == xp:
+                continue
+            t, A = _threshold_t(N[x], N[xp], dl)
+            if best is None or t > best_t:
+                best_t, best = t, (x, xp, A)
+            h_hi = max(h_hi, _hockey(N[x], N[xp], lo))  # H is non-increasing in e
+            h_lo = max(h_lo, _hockey(N[x], N[xp], hi))
+    holds = True if h_hi <= dl else False if h_lo > dl else None
+    h_hi, h_lo = h_hi / D, h_lo / D
+    excess = float(h_hi - Fraction(delta)) if holds is not False else float(
+        h_lo - Fraction(delta))
+    x, xp, A = best if best is not None else (None, None, frozenset())
+    wit = None if best is None else ExactWitness(
+        f"sum over the columns {sorted(A)} of Q[x, y] - e^eps Q[x', y] <= delta, row {x} "
+        f"against row {xp}", x, xp, None, A)
+    word = {True: "holds exactly", False: "does NOT hold exactly",
+            None: f"is undecidable at {digits} digits"}[holds]
+    msg = (f"({eps!r}, {delta!r})-LDP {word}: largest hockey-stick sum in [{_f(h_lo, 25)}, "
+           f"{_f(h_hi, 25)}] vs delta {delta!r}; smallest e^eps this delta allows: "
+           f"{_f(best_t, 25)}" + ("" if best is None else f" (rows {x}, {xp})"))
+    return Verification("approx_ldp", holds, best_t, (lo, hi), wit, excess, msg, digits,
+                        (h_lo, h_hi))
+
+
+def _verify_deletion_pure(N: list[list[int]], D: int, eps: float, digits: int
+                          ) -> Verification:
+    k, n = len(N), len(N[0])
+    comps = _column_ratios(N, None, Fraction(2), "max_x Q[x, y] <= e^(2 eps) min_x Q[x, y], "
+                                                 "column")
+    s_max = sum(max(N[x][y] for x in range(k)) for y in range(n))
+    s_min = sum(min(N[x][y] for x in range(k)) for y in range(n))
+    comps.append(_Ratio(Fraction(s_max, D), Fraction(1),
+                        ExactWitness("sum_y max_x Q[x, y] <= e^eps")))
+    comps.append(_Ratio(math.inf if s_min == 0 else Fraction(D, s_min), Fraction(1),
+                        ExactWitness("sum_y min_x Q[x, y] >= e^-eps (ratio 1 / sum)")))
+    return _combine("deletion_ldp", f"{eps!r}-deletion LDP", comps, eps, digits)
+
+
+REFERENCE_BITS = 60
+"""The LP's reference distribution is rounded to multiples of ``2^-60`` summing to 1."""
+
+
+LP_TOLERANCE = 1e-10
+"""Primal and dual feasibility tolerance of the float LP that proposes the certificates."""
+
+
+def _deletion_lp(Q: np.ndarray, eps: float
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The minimum-delta reference r and the dual weights of the 2k hockey-stick rows
+    (float LP, scipy HiGHS at tolerance :data:`LP_TOLERANCE`; the formulation of
+    :func:`~mechdesign.analysis.privacy.delta_deletion`, which returns only the value)."""
+    k, n = Q.shape
+    e = math.exp(min(eps, 700.0))
+    I_kn = identity(k * n, format="csr")
+    R = csr_matrix(np.tile(np.eye(n), (k, 1)))
+    z1 = csr_matrix((k * n, 1))
+    zkn = csr_matrix((k * n, k * n))
+    S = csr_matrix(np.kron(np.eye(k), np.ones((1, n))))
+    neg1 = csr_matrix(-np.ones((k, 1)))
+    zk, zs = csr_matrix((k, n)), csr_matrix((k, k * n))
+    A_ub = vstack([hstack([-e * R, z1, -I_kn, zkn]), hstack([R, z1, zkn, -I_kn]),
+                   hstack([zk, neg1, S, zs]), hstack([zk, neg1, zs, S])]).tocsr()
+    b_ub = np.concatenate([-Q.ravel(), e * Q.ravel(), np.zeros(2 * k)])
+    A_eq = np.zeros((1, n + 1 + 2 * k * n))
+    A_eq[0, :n] = 1.0
+    c = np.zeros(A_eq.shape[1])
+    c[n] = 1.0
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=(0, None),
+                  method="highs", options={"primal_feasibility_tolerance": LP_TOLERANCE,
+                                           "dual_feasibility_tolerance": LP_TOLERANCE})
+    if res.status != 0:
+        return None
+    marg = -np.asarray(res.ineqlin.marginals)[2 * k * n:]
+    return res.x[:n], np.clip(marg[:k], 0.0, None), np.clip(marg[k:], 0.0, None)
+
+
+def _dyadic_reference(r: np.ndarray) -> list[int] | None:
+    """``r`` as integers over ``2^REFERENCE_BITS`` summing exactly to it (None if empty)."""
+    r = np.clip(np.nan_to_num(r, nan=0.0), 0.0, None)
+    if r.sum() <= 0:
+        return None
+    unit = 1 << REFERENCE_BITS
+    ints = [int(v) for v in np.floor(r / r.sum() * unit)]
+    ints[int(np.argmax(r))] += unit - sum(ints)
+    return ints
+
+
+def _dual_bound(N: list[list[int]], D: int, r: np.ndarray, lam_up: np.ndarray,
+                lam_down: np.ndarray, e: float, brackets: tuple[Fraction, Fraction]
+                ) -> Fraction | None:
+    r"""A rigorous lower bound on the smallest deletion delta from LP dual weights.
+
+    With ``S_x = {y : Q[x, y] > e r_y}``, ``T_x = {y : r_y > e Q[x, y]}`` (from the float
+    optimum) and weights ``lambda >= 0`` summing to 1 (the LP's duals, made exact), every
+    reference r' has ``max_x max(H(Q_x || r'), H(r' || Q_x)) >= sum_x lambda^up_x
+    (Q_x(S_x) - e r'(S_x)) + sum_x lambda^down_x (r'(T_x) - e Q_x(T_x))``, whose minimum
+    over the simplex is at a vertex r' = 1_y. The bound is concave in e, so its minimum
+    over the bracket of e^eps is at an end point.
+    """
+    k, n = len(N), len(N[0])
+    lam = [Fraction(float(v)) for v in (*lam_up, *lam_down)]
+    total = sum(lam, Fraction(0))
+    if total <= 0:
+        return None
+    lam = [v / total for v in lam]
+    lu, ld = lam[:k], lam[k:]
+    S = [[y for y in range(n) if N[x][y] > e * D * r[y]] for x in range(k)]
+    T = [[y for y in range(n) if r[y] * D > e * N[x][y]] for x in range(k)]
+    const_q = sum((lu[x] * Fraction(sum(N[x][y] for y in S[x]), D) for x in range(k)),
+                  Fraction(0))
+    slope_q = sum((ld[x] * Fraction(sum(N[x][y] for y in T[x]), D) for x in range(k)),
+                  Fraction(0))
+    a = [sum((lu[x] for x in range(k) if y in S[x]), Fraction(0)) for y in range(n)]
+    b = [sum((ld[x] for x in range(k) if y in T[x]), Fraction(0)) for y in range(n)]
+    return min(const_q - t * slope_q + min(b[y] - t * a[y] for y in range(n))
+               for t in brackets)
+
+
+def _verify_deletion_approx(Qf: np.ndarray, N: list[list[int]], D: int, eps: float,
+                            delta: float, digits: int) -> Verification:
+    k = len(N)
+    lo, hi = exp_bracket(Fraction(eps), digits)
+    _lo2, hi2 = exp_bracket(2 * Fraction(eps), digits)
+    target = f"({eps!r}, {delta!r})-deletion LDP"
+    # upper bound: the LP's reference, made exact, and exact hockey-stick sums
+    upper: Fraction | None = None
+    up_wit = None
+    lp = _deletion_lp(Qf, eps)
+    r_int = None if lp is None else _dyadic_reference(lp[0])
+    if r_int is not None:
+        unit = 1 << REFERENCE_BITS
+        L = max(D, unit)  # both powers of two
+        NQ = [[v * (L // D) for v in row] for row in N]
+        rr = [v * (L // unit) for v in r_int]
+        upper = Fraction(0)
+        for x in range(k):
+            for h, cond in ((_hockey(NQ[x], rr, lo), "H(Q_x || r)"),
+                            (_hockey(rr, NQ[x], lo), "H(r || Q_x)")):
+                if h / L >= upper:
+                    upper, up_wit = h / L, ExactWitness(
+                        f"{cond} <= delta with the LP's reference r (made exact)", x)
+    # lower bounds: the LP's dual weights, and necessary conditions for every pair
+    lower, low_wit = Fraction(0), None
+    if lp is not None:
+        dual = _dual_bound(N, D, lp[0], lp[1], lp[2], math.exp(min(eps, 700.0)), (lo, hi))
+        if dual is not None and dual > lower:
+            lower, low_wit = dual, ExactWitness("LP dual bound: a convex combination of the "
+                                                "hockey-stick pieces of every input")
+    for x in range(k):
+        for xp in range(k):
+            if x == xp:
+                continue
+            s_min = sum(min(a, b) for a, b in zip(N[x], N[xp], strict=True))
+            s_max = sum(max(a, b) for a, b in zip(N[x], N[xp], strict=True))
+            for v, cond in (
+                    (_hockey(N[x], N[xp], hi2) / D / (1 + hi),
+                     "H_{e^2eps}(Q_x || Q_x') <= (1 + e^eps) delta"),
+                    ((1 - hi * Fraction(s_min, D)) / 2,
+                     "e^eps sum_y min(Q_x, Q_x') + 2 delta >= 1"),
+                    ((Fraction(s_max, D) - hi) / 2, "sum_y max(Q_x, Q_x') - 2 delta <= e^eps")):
+                if v > lower:
+                    lower, low_wit = v, ExactWitness(cond + " (necessary)", x, xp)
+    dl = Fraction(delta)
+    span = (f"the smallest delta lies in [{_f(lower, 25)}, "
+            f"{'inf' if upper is None else _f(upper, 25)}]")
+    if upper is not None and upper <= dl:
+        holds, excess, wit = True, float(upper - dl), up_wit
+        how = f"{span}; the exact reference r proves it"
+    elif lower > dl:
+        holds, excess, wit = False, float(lower - dl), low_wit
+        how = f"{span}; the lower end is proved by: {low_wit.condition if low_wit else ''}"
+    else:
+        holds, wit = None, up_wit
+        excess = math.inf if upper is None else float(upper - dl)
+        how = span
+    word = {True: "holds exactly", False: "does NOT hold exactly",
+            None: "is not settled exactly"}[holds]
+    return Verification("deletion_ldp", holds, None, (dl, dl), wit, excess,
+                        f"{target} {word}: {how}", digits,
+                        (lower, math.inf if upper is None else upper))
+
+
+def _exact_distances(distance: Any, inputs: tuple) -> list[list[Fraction | float]]:
+    """Exact distances between the inputs: the matrix's entries, or shortest paths of a
+    weighted graph summed in Fractions (Dijkstra); ``math.inf`` when unconstrained."""
+    D = distance_matrix(distance, inputs)  # validates (shape, signs, nodes, weights)
+    k = len(inputs)
+    if not (hasattr(distance, "edges") and hasattr(distance, "nodes")):
+        return [[math.inf if math.isinf(D[i, j]) else Fraction(float(D[i, j]))
+                 for j in range(k)] for i in range(k)]
+    directed = bool(getattr(distance, "is_directed", lambda: False)())
+    adj: dict = {}
+    for u, v, w in distance.edges(data="weight", default=1.0):
+        fw = Fraction(float(w))
+        for a, b in ((u, v), (v, u)) if not directed else ((u, v),):
+            if b not in adj.setdefault(a, {}) or fw < adj[a][b]:
+                adj[a][b] = fw
+    out: list[list[Fraction | float]] = []
+    for src in inputs:
+        dist: dict = {src: Fraction(0)}
+        heap = [(Fraction(0), 0, src)]
+        count = 1
+        done = set()
+        while heap:
+            d, _, u = heapq.heappop(heap)
+            if u in done:
+                continue
+            done.add(u)
+            for v, w in adj.get(u, {}).items():
+                nd = d + w
+                if v not in dist or nd < dist[v]:
+                    dist[v] = nd
+                    heapq.heappush(heap, (nd, count, v))
+                    count += 1
+        out.append([dist.get(dst, math.inf) for dst in inputs])
+    return out
+
+
+def _verify_metric(mech: Mechanism, Q: list[list[int]], eps: float, distance: Any,
+                   digits: int) -> Verification:
+    D = _exact_distances(distance, mech.inputs)
+    k, n = len(Q), len(Q[0])
+    comps = []
+    for x in range(k):
+        for xp in range(k):
+            d = D[x][xp]
+            if x == xp or (isinstance(d, float) and math.isinf(d)):
+                continue
+            worst: Fraction | float = Fraction(0)
+            col = None
+            for y in range(n):
+                a, b = Q[x][y], Q[xp][y]
+                if a == 0:
+                    continue
+                r: Fraction | float = math.inf if b == 0 else Fraction(a, b)
+                if col is None or r > worst:
+                    worst, col = r, y
+            if col is None:
+                continue
+            comps.append(_Ratio(worst, Fraction(d), ExactWitness(
+                f"Q[x, y] <= e^(eps d) Q[x', y] with d = {_f(d)}: rows {x}, {xp}, column "
+                f"{col}", x, xp, col)))
+    return _combine("metric", f"{eps!r}-metric privacy", comps, eps, digits)
+
+
+def _verify_events(ev: EvidentialMechanism, name: str, eps: float, digits: int
+                   ) -> Verification:
+    m = ev.n_outputs
+    if m > MAX_EXACT_OUTPUTS:
+        raise SizeLimitError(
+            f"exact {name} enumerates 2^m events; m = {m} outputs exceeds "
+            f"{MAX_EXACT_OUTPUTS}")
+    M, _D = _integers(ev.masses)
+    masks = [int(b) for b in ev.focal_masks]
+    k = len(M)
+    events = list(range(1, 1 << m))
+    inside = [[j for j, b in enumerate(masks) if b & ~E == 0] for E in events]
+    meets = [[j for j, b in enumerate(masks) if b & E] for E in events]
+
+    def table(members: list[list[int]]) -> list[list[int]]:
+        return [[sum(M[x][j] for j in js) for js in members] for x in range(k)]
+
+    labels = [ev.event(E) for E in events]
+    bel = table(inside) if name in ("sldp_bel", "wldp") else None
+    if name == "sldp_bel":
+        comps = _column_ratios(bel, None, Fraction(1), "bel_x(E) <= e^eps bel_x'(E), event",
+                               labels)
+        target = f"{eps!r}-bel-SLDP"
+    elif name == "sldp_pl":
+        pl = table(meets)
+        comps = _column_ratios(pl, None, Fraction(1), "pl_x(E) <= e^eps pl_x'(E), event",
+                               labels)
+        target = f"{eps!r}-pl-SLDP"
+    else:
+        pl = table(meets)
+        comps = _column_ratios(pl, bel, Fraction(1), "pl_x(E) <= e^eps bel_x'(E), event",
+                               labels)
+        target = f"{eps!r}-WLDP"
+    return _combine(name, target, comps, eps, digits)
+
+
+# ------------------------------------------------------------------------------ entry point
+def verify_exact(mechanism: Any, notion: Any, epsilon: float | None = None,
+                 delta: float = 0.0, distance: Any = None, *,
+                 digits: int = DEFAULT_DIGITS) -> Verification:
+    r"""Decide in exact rational arithmetic whether ``mechanism`` meets a privacy notion.
+
+    Parameters
+    ----------
+    mechanism : Mechanism, EvidentialMechanism or array_like
+        At most :data:`MAX_EXACT_ENTRIES` entries. Ordinary notions read an evidential
+        mechanism over its messages; the SLDP/WLDP notions read an ordinary mechanism as
+        the Bayesian evidential one (singleton focal sets), as the float measures do.
+    notion : str or notion object
+        One of :data:`NOTIONS`, or a notion from :mod:`mechdesign.design` (``LDP``,
+        ``ApproxLDP``, ``DeletionLDP``, ``MetricDP``, ``SLDP``, ``WLDP``), whose class and
+        fields are read (then ``epsilon``, ``delta`` and ``distance`` must not be given).
+    epsilon : float
+        The target (required with a name).
+    delta : float
+        ``approx_ldp`` and ``deletion_ldp`` only.
+    distance : array_like or networkx graph
+        ``metric`` only: a ``(k, k)`` matrix or a weighted graph on the input labels.
+    digits : int
+        Decimal digits of the bracket of ``e^x`` (at least 20).
+
+    Returns
+    -------
+    Verification
+        ``holds`` is True (proved), False (disproved) or None (undecidable at ``digits``).
+
+    Notes
+    -----
+    See the module docstring for each notion's exact condition, the deletion-LDP closed form
+    and its derivation, and the bracketing of ``e^x``. References: Li et al. 2022
+    (``reference/belief_ldp.md``, s.2), Huang & Canonne Defs. 2.2-2.3
+    (``reference/composition_and_lemmas.md``, s.1).
+
+    Examples
+    --------
+    >>> import mechdesign as md
+    >>> v = verify_exact(md.warner(0.75), "ldp", 1.0986123)  # ln 3 = 1.09861228866...
+    >>> v.holds, v.ratio
+    (True, Fraction(3, 1))
+    """
+    digits = check_int(digits, "digits", 20)
+    name, eps, dl, dist = _resolve(notion, epsilon, delta, distance)
+    if name in _EVENT_NOTIONS:
+        ev = _as_evidential(mechanism)
+        _check_size(ev.n_inputs, len(ev.focal_sets), "evidential mechanism")
+        return _verify_events(ev, name, eps, digits)
+    if name == "sldp_mass":
+        ev = _as_evidential(mechanism)
+        _check_size(ev.n_inputs, len(ev.focal_sets), "evidential mechanism")
+        return _verify_ldp(_integers(ev.masses)[0], eps, digits, "sldp_mass", "SLDP (masses)")
+    mech = _as_mechanism(mechanism)
+    _check_size(mech.n_inputs, mech.n_outputs, "mechanism")
+    N, D = _integers(mech.matrix)
+    if name == "ldp":
+        return _verify_ldp(N, eps, digits)
+    if name == "approx_ldp":
+        return _verify_approx(N, D, eps, dl, digits)
+    if name == "deletion_ldp":
+        if dl == 0.0:
+            return _verify_deletion_pure(N, D, eps, digits)
+        return _verify_deletion_approx(mech.matrix, N, D, eps, dl, digits)
+    return _verify_metric(mech, N, eps, dist, digits)
