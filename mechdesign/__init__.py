@@ -114,6 +114,7 @@ from .analysis.tradeoff import (
     tradeoff_function_dp,
     tradeoff_gaussian,
 )
+from .analysis.verify import Verification, verify_exact
 from .catalog import (
     deletion_counterexample,
     dont_know,
@@ -217,6 +218,7 @@ __all__ = [
     "UnboundedDesignError",
     "UncertifiedDesignError",
     "ValidationError",
+    "Verification",
     "WorstCaseLoss",
     "advanced_composition",
     "advanced_grouposition",
@@ -311,5 +313,6 @@ __all__ = [
     "variance_dont_know",
     "variance_q_lambda",
     "variance_warner",
+    "verify_exact",
     "warner",
 ]

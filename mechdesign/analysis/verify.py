@@ -73,6 +73,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import csr_matrix, hstack, identity, vstack
 
+from .._coerce import as_evidential, as_mechanism
 from .._validation import check_delta, check_epsilon, check_int
 from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
@@ -275,20 +276,6 @@ def _resolve(notion: Any, epsilon: Any, delta: Any, distance: Any
     name = _CLASSES[cls]
     d = check_delta(getattr(notion, "delta", 0.0))
     return name, eps, d, getattr(notion, "distance", None) if name == "metric" else None
-
-
-def _as_mechanism(m: Any) -> Mechanism:
-    if isinstance(m, Mechanism):
-        return m
-    if isinstance(m, EvidentialMechanism):
-        return m.to_mechanism()
-    return Mechanism(m)
-
-
-def _as_evidential(m: Any) -> EvidentialMechanism:
-    if isinstance(m, EvidentialMechanism):
-        return m
-    return EvidentialMechanism.from_mechanism(_as_mechanism(m))
 
 
 def _check_size(k: int, n: int, what: str) -> None:
@@ -754,14 +741,14 @@ def verify_exact(mechanism: Any, notion: Any, epsilon: float | None = None,
     digits = check_int(digits, "digits", 20)
     name, eps, dl, dist = _resolve(notion, epsilon, delta, distance)
     if name in _EVENT_NOTIONS:
-        ev = _as_evidential(mechanism)
+        ev = as_evidential(mechanism)
         _check_size(ev.n_inputs, len(ev.focal_sets), "evidential mechanism")
         return _verify_events(ev, name, eps, digits)
     if name == "sldp_mass":
-        ev = _as_evidential(mechanism)
+        ev = as_evidential(mechanism)
         _check_size(ev.n_inputs, len(ev.focal_sets), "evidential mechanism")
         return _verify_ldp(_integers(ev.masses)[0], eps, digits, "sldp_mass", "SLDP (masses)")
-    mech = _as_mechanism(mechanism)
+    mech = as_mechanism(mechanism)
     _check_size(mech.n_inputs, mech.n_outputs, "mechanism")
     N, D = _integers(mech.matrix)
     if name == "ldp":
