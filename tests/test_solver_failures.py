@@ -353,3 +353,15 @@ def test_finding_feasible_metric_problem_reported_infeasible():
                         n_outputs=5).solve()
     assert res.status is not Status.INFEASIBLE
     _assert_verified(res, notion)
+
+
+@pytest.mark.parametrize("eps", [7.0, 8.0])
+def test_finding_staircase_estimation_at_large_epsilon(eps):
+    # FINDING (regression of the rescaling in 168793b, fuzz seeds 386, 646, 728, 758, ...):
+    # the staircase estimation program built from M / (e^eps - 1)^2 now fails in Clarabel at
+    # eps >= 7 (before the rescaling these cases solved). Binary, so the optimum is Warner's
+    # mechanism with p = e^eps / (1 + e^eps) (design_formulations.md, "Estimation").
+    res = DesignProblem(LDP(eps), EstimationVariance([0.3, 0.7], "E")).solve()
+    _assert_verified(res, LDP(eps))
+    p = 1 / (1 + math.exp(-eps))
+    np.testing.assert_allclose(res.mechanism.matrix, md.warner(p).matrix, atol=1e-9)

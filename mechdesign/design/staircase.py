@@ -88,14 +88,21 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
     # program stays O(1) at small epsilon (Clarabel failed at eps = 0.01 otherwise)
     scale = math.expm1(epsilon) ** 2
     V = U.T @ pattern_bits(k)  # (k-1, P)
+    # and weigh each pattern by its largest entry c (v = c w), so that the row constraint
+    # has coefficients in [e^-eps, 1] at large epsilon (Clarabel failed at eps = 7)
+    c = S.max(axis=0)
     lam = objective.prior @ S
-    A = (np.einsum("ap,bp->abp", V, V) / lam).reshape((k - 1) ** 2, -1)
-    w = cp.Variable(S.shape[1], nonneg=True)
-    M = cp.reshape(A @ w, (k - 1, k - 1), order="C")
+    A = (np.einsum("ap,bp->abp", V, V) / (lam * c)).reshape((k - 1) ** 2, -1)
+    alpha = float(np.abs(A).max())  # and bring the information's coefficients to O(1)
+    A = A / alpha
+    scale *= alpha  # the true information is scale * (A @ v)
+    v = cp.Variable(S.shape[1], nonneg=True)
+    M = cp.reshape(A @ v, (k - 1, k - 1), order="C")
     M = (M + M.T) / 2
     WU = None if objective.weights is None else objective.weights @ U
     prob = cp.Problem(cp.Minimize(criterion_expression(M, objective.criterion, WU)),
-                      [S @ w == 1])
+                      [(S / c) @ v == 1])
+    w = v  # reported below as w = v / c
     name = solver or "CLARABEL"
     try:
         prob.solve(solver=name, **options)
@@ -105,7 +112,7 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
     if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or w.value is None:
         raise SolverFailedError(f"{name} returned status {prob.status!r} on the staircase "
                                 "estimation program")
-    wv = np.maximum(w.value, 0.0)
+    wv = np.maximum(w.value, 0.0) / c
     # undo the scaling: A and E divide by it, D subtracts (k-1) ln(scale)
     value = (float(prob.value) - (k - 1) * math.log(scale) if objective.criterion == "D"
              else float(prob.value) / scale)

@@ -1,0 +1,495 @@
+"""Design scaling: mechdesign's design layer against the naive formulation, side by side.
+
+Four sections, each measured in this one process (issue 3, item 6; formulations in
+``reference/design_formulations.md``):
+
+1. ``ldp``: pure eps-LDP with an arbitrary loss (uniform random k x k loss, seed 0, uniform
+   prior, eps = 1). Ours, ``DesignProblem(LDP, ExpectedLoss).solve()`` end to end (build,
+   solve, clean, re-measure, repair), against the NAIVE pairwise cvxpy LP written below
+   (``Q[x, :] <= e^eps Q[x', :]`` for every ordered pair, rows sum to 1, same objective),
+   solved by HiGHS with its default algorithm (what a user calling ``solve(solver="HIGHS")``
+   gets) and, to separate formulation from algorithm, with HiGHS interior point. Then ours
+   alone at larger k.
+2. ``solvers``: the pure-LDP LP of section 1 through ``DesignProblem.solve(solver=...)``
+   with each solver (the measurement behind ``mechdesign/design/solvers.py``), and the
+   same for a metric privacy LP (10 x 10 grid, 1.1-spanner).
+3. ``metric``: geo-indistinguishability on n x n grids (Euclidean distance, eps = 1 per
+   unit, uniform prior, loss = Euclidean distance, outputs = the grid points): all pairs
+   (exact), greedy t-spanners (t = 1.05, 1.1, 1.2), and the grid as a networkx graph with
+   unit edges (Manhattan metric, exact on its edges).
+4. ``estimation``: ``EstimationVariance`` (A-criterion, eps = 1) with a non-uniform prior
+   (pi_i proportional to 1/i: the general staircase convex program over 2^k - 1 patterns)
+   and with a uniform prior (the symmetric closed form, subset selection), with the
+   reference values of the formula sheet.
+
+Times are wall-clock seconds (``time.perf_counter``). Tables go to stdout, progress to
+stderr. HiGHS prints a banner on stdout at the first ``Highs()`` of a process whatever its
+``output_flag``; a warm-up solve (which also pays the import and first-call costs of cvxpy
+and the solvers) runs with stdout sent to stderr so that the tables stay clean.
+
+    python benchmarks/design_scaling.py            # full run (about 17 minutes on 2 cores)
+    python benchmarks/design_scaling.py --quick    # smoke run, under a minute
+    python benchmarks/design_scaling.py --only metric
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import math
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from importlib.metadata import version
+
+import cvxpy as cp
+import networkx as nx
+import numpy as np
+
+from mechdesign.design import LDP, DesignProblem, EstimationVariance, ExpectedLoss, MetricDP
+from mechdesign.design.result import DesignResult
+from mechdesign.design.solvers import LP_CLARABEL_ABOVE
+from mechdesign.design.staircase import solve_estimation
+from mechdesign.errors import MechdesignError
+from mechdesign.neighbors import greedy_spanner
+
+EPS = 1.0
+NAIVE_TIME_LIMIT = 600.0
+"""Seconds; the naive LP is stopped (and reported as capped) beyond this."""
+VALUE_RTOL = 1e-6
+"""Largest relative |value difference| accepted between ours and the naive optimum."""
+
+_T0 = time.perf_counter()
+
+
+# ---------------------------------------------------------------------------- helpers
+def progress(msg: str) -> None:
+    print(f"[{time.perf_counter() - _T0:7.1f} s] {msg}", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Send file descriptor 1 to 2 (C-level prints such as the HiGHS banner)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def table(title: str, headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+    cells = [[str(c) for c in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h)
+              for i, h in enumerate(headers)]
+    print(f"\n{title}")
+    print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
+    print("  ".join("-" * w for w in widths))
+    for r in cells:
+        print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    sys.stdout.flush()
+
+
+def fs(x: float | None) -> str:
+    """Seconds, 3 significant digits."""
+    return "-" if x is None else f"{x:.3g}"
+
+
+def fv(x: float | None, digits: int = 10) -> str:
+    return "-" if x is None else f"{x:.{digits}g}"
+
+
+def fe(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1e}"
+
+
+def uniform(k: int) -> np.ndarray:
+    return np.full(k, 1.0 / k)
+
+
+def timed(fn: Callable[[], DesignResult]) -> tuple[float, DesignResult]:
+    t = time.perf_counter()
+    res = fn()
+    return time.perf_counter() - t, res
+
+
+def certify_time(total: float, res: DesignResult) -> float:
+    """End-to-end time minus the build and the (cvxpy + solver) solve: certification."""
+    return max(total - res.build_time - res.solve_time, 0.0)
+
+
+def repair(res: DesignResult) -> str:
+    """How the certificate mended the cleaned matrix, and by how much."""
+    cert = res.certificate
+    if cert is None:
+        return "-"
+    return cert.repair if cert.repair == "none" else f"{cert.repair} {cert.repair_weight:.1e}"
+
+
+def rel(a: float, b: float) -> float:
+    return abs(a - b) / max(abs(b), 1e-300)
+
+
+# ---------------------------------------------------------------------------- section 1
+def random_loss(k: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).uniform(size=(k, k))
+
+
+def ours_ldp(L: np.ndarray, solver: str | None = None, **options: object
+             ) -> tuple[float, DesignResult]:
+    k = L.shape[0]
+    return timed(lambda: DesignProblem(privacy=LDP(EPS), objective=ExpectedLoss(L, uniform(k))
+                                       ).solve(solver=solver, **options))
+
+
+def naive_ldp(L: np.ndarray, highs_options: dict | None = None,
+              time_limit: float = NAIVE_TIME_LIMIT) -> tuple[float, float | None, str]:
+    """The hand-written pairwise LP: k (k - 1) vector constraints, one per ordered pair.
+
+    Returns (seconds including cvxpy's compilation, optimal value or None, status).
+    """
+    t = time.perf_counter()
+    k, m = L.shape
+    prior = uniform(k)
+    e = math.exp(EPS)
+    Q = cp.Variable((k, m), nonneg=True)
+    cons = [cp.sum(Q, axis=1) == 1]
+    for x in range(k):
+        for x2 in range(k):
+            if x != x2:
+                cons.append(Q[x, :] <= e * Q[x2, :])
+    prob = cp.Problem(cp.Minimize(cp.sum(cp.multiply(prior[:, None] * L, Q))), cons)
+    opts = {"output_flag": False, "time_limit": time_limit, **(highs_options or {})}
+    try:
+        prob.solve(solver="HIGHS", highs_options=opts)
+        status = prob.status
+    except cp.SolverError as exc:
+        status = f"solver error ({exc})"
+    elapsed = time.perf_counter() - t
+    if elapsed >= time_limit:
+        status = f"capped at {time_limit:g} s ({status})"
+    value = float(prob.value) if status == cp.OPTIMAL else None
+    return elapsed, value, status
+
+
+def section_ldp(quick: bool) -> None:
+    print("\n== 1. Pure LDP, arbitrary loss: ours vs the naive pairwise cvxpy LP ==")
+    print(f"eps = {EPS:g}, k x k uniform(0, 1) loss (seed 0), uniform prior. 'ours' is "
+          "DesignProblem(LDP, ExpectedLoss).solve() end to end\n(build, solve, certify); "
+          "'naive' is the pairwise LP (k(k-1) vector constraints) including cvxpy's "
+          "compilation,\nsolved by HiGHS with its default algorithm, and by HiGHS ipm. "
+          f"Naive runs are capped at {NAIVE_TIME_LIMIT:g} s.")
+    ks = [10, 20, 30] if quick else [10, 20, 30, 45, 60]
+    rows = []
+    for k in ks:
+        L = random_loss(k)
+        progress(f"ldp k={k}: ours")
+        t_ours, res = ours_ldp(L)
+        progress(f"ldp k={k}: naive, HiGHS default")
+        t_nd, v_nd, s_nd = naive_ldp(L)
+        progress(f"ldp k={k}: naive, HiGHS ipm")
+        t_ni, v_ni, s_ni = naive_ldp(L, {"solver": "ipm"})
+        diff = None if v_nd is None else rel(res.value, v_nd)
+        diff_i = None if v_ni is None else rel(res.value, v_ni)
+        worst = max(d for d in (diff, diff_i) if d is not None) if (
+            diff is not None or diff_i is not None) else None
+        rows.append([k, fs(t_ours), res.solver, fs(t_nd), f"{t_nd / t_ours:.0f}x",
+                     fs(t_ni), f"{t_ni / t_ours:.0f}x", fv(res.value), fe(worst),
+                     "yes" if worst is not None and worst < VALUE_RTOL else "NO",
+                     # blank when both naive runs are optimal
+                     "" if s_nd == cp.OPTIMAL and s_ni == cp.OPTIMAL else f"{s_nd}; {s_ni}"])
+    table("1a. side by side (seconds; ratio = naive / ours)",
+          ["k", "ours s", "ours solver", "naive HiGHS s", "ratio", "naive HiGHS-ipm s",
+           "ratio", "value (ours)", "|rel diff|", "< 1e-6", "naive status"], rows)
+
+    rows = []
+    for k in ([100, 200] if quick else [100, 200, 400]):
+        progress(f"ldp k={k}: ours alone")
+        total, res = ours_ldp(random_loss(k))
+        cert = res.certificate
+        rows.append([k, k * k + k, fs(total), fs(res.build_time), fs(res.solve_time),
+                     fs(certify_time(total, res)), res.solver, fv(res.value),
+                     fv(res.solver_value), fe(rel(res.value, res.solver_value)),
+                     repair(res), fe(cert.achieved - EPS), str(res.status)])
+    table("1b. ours alone (value = objective of the returned, certified matrix; "
+          "solver value = the LP optimum the solver reported)",
+          ["k", "variables", "total s", "build s", "solve s", "certify s", "solver", "value",
+           "solver value", "|value/solver - 1|", "repair", "eps achieved - eps",
+           "status"], rows)
+
+
+# ---------------------------------------------------------------------------- section 2
+TIGHT = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+SOLVER_CONFIGS: list[tuple[str, str | None, dict]] = [
+    ("default (solver=None)", None, {}),
+    ("HiGHS ipm + crossover", "HIGHS", {"highs_options": {"solver": "ipm"}}),
+    ("HiGHS ipm, no crossover", "HIGHS",
+     {"highs_options": {"solver": "ipm", "run_crossover": "off"}}),
+    ("HiGHS simplex", "HIGHS", {"highs_options": {"solver": "simplex"}}),
+    ("Clarabel", "CLARABEL", {}),
+    ("Clarabel tol 1e-10", "CLARABEL", TIGHT),
+]
+
+
+def solver_rows(label: str, make: Callable[[], DesignProblem],
+                configs: Sequence[tuple[str, str | None, dict]]) -> list[list[str]]:
+    results = []
+    for name, solver, opts in configs:
+        progress(f"solvers {label}: {name}")
+        total, res = timed(lambda s=solver, o=opts: make().solve(solver=s, **o))
+        results.append((name, total, res))
+    best = min(r.value for _, _, r in results if r.value is not None)
+    rows = []
+    for name, total, res in results:
+        cert = res.certificate
+        rows.append([label, name, res.solver, fs(total), fs(res.solve_time), fv(res.value),
+                     "-" if res.value is None else fe((res.value - best) / best),
+                     repair(res), "-" if cert is None else fe(cert.achieved - cert.target),
+                     str(res.status)])
+    return rows
+
+
+def grid_points(n: int) -> np.ndarray:
+    return np.array([(i, j) for i in range(n) for j in range(n)], dtype=float)
+
+
+def euclid(n: int) -> np.ndarray:
+    P = grid_points(n)
+    return np.sqrt(((P[:, None, :] - P[None, :, :]) ** 2).sum(-1))
+
+
+def section_solvers(quick: bool) -> None:
+    print("\n== 2. Solver choice on the pure-LDP design LP (section 1's problem) ==")
+    print(f"DesignProblem(LDP({EPS:g}), ExpectedLoss(random k x k loss)).solve(solver=...); "
+          f"variables = k^2 + k (offset form). Current rule: HiGHS ipm up to "
+          f"LP_CLARABEL_ABOVE = {LP_CLARABEL_ABOVE} variables, Clarabel above.\n"
+          "gap to best = value / (smallest certified value in the group) - 1; "
+          "'Clarabel tol 1e-10' passes tol_gap_abs = tol_gap_rel = tol_feas = 1e-10.")
+    rows = []
+    for k in ([60] if quick else [60, 100, 200]):
+        L = random_loss(k)
+        rows += solver_rows(f"LDP k={k} ({k * k + k} vars)", lambda L=L: DesignProblem(
+            privacy=LDP(EPS), objective=ExpectedLoss(L, uniform(len(L)))), SOLVER_CONFIGS)
+    n = 6 if quick else 10
+    D = euclid(n)
+    rows += solver_rows(f"metric {n}x{n} 1.1-spanner ({n ** 4} vars)", lambda: DesignProblem(
+        privacy=MetricDP(EPS, D, spanner=1.1), objective=ExpectedLoss(D, uniform(n * n))),
+        SOLVER_CONFIGS)
+    table("2. solver choice (seconds: total end to end, and the cvxpy + solver part)",
+          ["problem", "configuration", "solver", "total s", "solve s", "value",
+           "gap to best", "repair", "achieved - target", "status"], rows)
+
+
+# ---------------------------------------------------------------------------- section 3
+def parse_notes(res: DesignResult) -> tuple[str, str]:
+    text = " ".join(res.notes)
+    pairs = re.search(r"(\d+) (?:constrained )?pairs", text)
+    dil = re.search(r"dilation ([0-9.]+)", text)
+    return (pairs.group(1) if pairs else "-"), (dil.group(1) if dil else "1")
+
+
+def metric_problem(n: int, mode: str) -> DesignProblem:
+    D = euclid(n)
+    k = n * n
+    obj = ExpectedLoss(D, uniform(k))
+    if mode == "exact":
+        return DesignProblem(privacy=MetricDP(EPS, D), objective=obj)
+    if mode == "graph":
+        G = nx.grid_2d_graph(n, n)
+        nodes = [(i, j) for i in range(n) for j in range(n)]
+        return DesignProblem(privacy=MetricDP(EPS, G), objective=obj, inputs=nodes)
+    return DesignProblem(privacy=MetricDP(EPS, D, spanner=float(mode)), objective=obj)
+
+
+def section_metric(quick: bool) -> None:
+    print("\n== 3. Metric privacy (geo-indistinguishability) on n x n grids ==")
+    print(f"eps = {EPS:g} per unit, Euclidean distance between grid points, uniform prior, "
+          "loss = Euclidean distance (outputs = the grid points), default solver.\n"
+          "exact = every pair constrained; t = greedy t-spanner (eps divided by its measured "
+          "dilation); graph = nx.grid_2d_graph with unit edges\n(the Manhattan metric, exact "
+          "on its edges: a different, weaker privacy notion than Euclidean, so its value is "
+          "not an approximation of 'exact').\ngap vs exact = value / exact value - 1 at the "
+          "same n.")
+    if quick:
+        plan = {"exact": [3, 4, 5], "1.1": [3, 4, 5, 6], "1.05": [4, 5], "1.2": [4],
+                "graph": [3, 4, 5, 6]}
+    else:
+        plan = {"exact": [3, 4, 5, 6, 7, 8, 10, 12], "1.1": [3, 4, 5, 6, 7, 8, 10, 12, 16, 20],
+                "1.05": [3, 4, 5, 6, 7, 8, 10, 12], "1.2": [4, 6, 8],
+                "graph": [3, 4, 5, 6, 7, 8, 12, 16, 20]}
+    sizes = sorted({n for ns in plan.values() for n in ns})
+    rows = []
+    for n in sizes:
+        D = euclid(n)
+        row: list[object] = [f"{n}x{n}", n * n, n * n * (n * n - 1) // 2]
+        for t in (1.05, 1.1, 1.2, 1.5):
+            es, dil = greedy_spanner(D, t)
+            row.append(f"{len(es)} ({dil:.4f})")
+        rows.append(row)
+    table("3a. constrained pairs: all pairs, and greedy t-spanners (pairs (measured dilation))",
+          ["grid", "k", "all pairs", "t=1.05", "t=1.1", "t=1.2", "t=1.5"], rows)
+
+    exact: dict[int, float] = {}
+    rows = []
+    for mode in ("exact", "1.05", "1.1", "1.2", "graph"):
+        for n in plan[mode]:
+            progress(f"metric {n}x{n}: {mode}")
+            total, res = timed(lambda n=n, mode=mode: metric_problem(n, mode).solve())
+            if mode == "exact":
+                exact[n] = res.value
+            pairs, dil = parse_notes(res)
+            gap = f"{100 * (res.value / exact[n] - 1):+.2f}%" if n in exact else "-"
+            rows.append([f"{n}x{n}", mode, pairs, dil, fs(total), fs(res.solve_time),
+                         fs(certify_time(total, res)), res.solver, fv(res.value, 8), gap,
+                         repair(res), str(res.status)])
+    table("3b. metric privacy designs (seconds)",
+          ["grid", "mode", "pairs", "dilation", "total s", "solve s", "certify s", "solver",
+           "value", "gap vs exact", "repair", "status"], rows)
+
+
+# ---------------------------------------------------------------------------- section 4
+def zipf_prior(k: int) -> np.ndarray:
+    p = 1.0 / np.arange(1, k + 1)
+    return p / p.sum()
+
+
+def n_outputs(res: DesignResult) -> str:
+    try:
+        return str(res.mechanism.n_outputs)
+    except MechdesignError as exc:
+        return f"no mechanism ({exc})"
+
+
+def section_estimation(quick: bool) -> None:
+    print("\n== 4. Estimation design: EstimationVariance (A-criterion: trace of the "
+          "Cramer-Rao bound per report), pure LDP ==")
+    rows = []
+    for k in (range(4, 9) if quick else range(4, 13)):
+        progress(f"estimation general k={k}")
+        total, res = timed(lambda k=k: DesignProblem(
+            privacy=LDP(EPS), objective=EstimationVariance(zipf_prior(k))).solve())
+        rows.append([k, (1 << k) - 1, fs(total), res.solver, fv(res.value),
+                     fv(res.solver_value), fe(rel(res.value, res.solver_value)),
+                     n_outputs(res), repair(res), res.optimum])
+    table(f"4a. non-uniform prior pi_i ~ 1/i, eps = {EPS:g}: general staircase convex program",
+          ["k", "patterns", "total s", "solver", "value", "solver value",
+           "|value/solver - 1|", "outputs", "repair", "optimum"], rows)
+
+    rows = []
+    for k in (4, 6, 8):
+        progress(f"estimation cross-check k={k}")
+        t = time.perf_counter()
+        general = solve_estimation(EstimationVariance(uniform(k)), EPS).value
+        t_general = time.perf_counter() - t
+        total, res = timed(lambda k=k: DesignProblem(
+            privacy=LDP(EPS), objective=EstimationVariance(uniform(k))).solve())
+        rows.append([k, fs(t_general), fv(general), fs(total), fv(res.value),
+                     res.structure.get("d"), fe(rel(general, res.value))])
+    table("4b. uniform prior, cross-check: general staircase program (staircase."
+          "solve_estimation, forced) vs symmetric closed form",
+          ["k", "general s", "general value", "closed form s", "closed form value", "d",
+           "|rel diff|"], rows)
+
+    cases = [(2, EPS), (10, 0.5), (20, 1.0), (50, EPS), (100, EPS), (200, EPS), (500, EPS),
+             (1000, EPS), (1000, 0.5)]
+    refs = {(2, 1.0): 2.341347, (10, 0.5): 127.2172, (20, 1.0): 66.6344}
+    rows = []
+    for k, eps in cases:
+        progress(f"estimation symmetric k={k}, eps={eps:g}")
+        total, res = timed(lambda k=k, eps=eps: DesignProblem(
+            privacy=LDP(eps), objective=EstimationVariance(uniform(k))).solve())
+        try:
+            built = f"{res.mechanism.n_outputs} outputs"
+        except MechdesignError:
+            built = f"value only (C({k}, {res.structure['d']}) outputs)"
+        ref = refs.get((k, eps))
+        check = "-" if ref is None else (
+            f"{ref} {'ok' if round(res.value, 6 if k == 2 else 4) == ref else 'MISMATCH'}")
+        rows.append([k, f"{eps:g}", fs(total), res.structure.get("d"), fv(res.value), check,
+                     built, res.solver])
+    table("4c. uniform prior: symmetric reduction (d-subset selection, closed form over d)",
+          ["k", "eps", "total s", "d", "value", "reference (design_formulations.md)",
+           "matrix", "solver"], rows)
+
+
+# ---------------------------------------------------------------------------- main
+SECTIONS = {"ldp": section_ldp, "solvers": section_solvers, "metric": section_metric,
+            "estimation": section_estimation}
+ALIASES = {"1": "ldp", "2": "solvers", "3": "metric", "4": "estimation"}
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def load() -> str:
+    """The system load average: other processes on the machine inflate the times."""
+    try:
+        return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+def code_version() -> str:
+    """The commit of the working tree, and whether mechdesign/design differs from it."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here,
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "../mechdesign/design"],
+                               cwd=here, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown commit"
+    return f"commit {head}" + (" + uncommitted changes in mechdesign/design" if dirty else "")
+
+
+def warm_up() -> None:
+    """Pay imports and first calls (and send the HiGHS banner to stderr) before timing."""
+    progress("warm-up")
+    with stdout_to_stderr():
+        L = random_loss(5)
+        ours_ldp(L)
+        ours_ldp(L, "CLARABEL")
+        naive_ldp(L)
+        DesignProblem(privacy=LDP(EPS), objective=EstimationVariance(zipf_prior(3))).solve()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--quick", action="store_true", help="smoke run, under a minute")
+    parser.add_argument("--only", choices=[*SECTIONS, *ALIASES], default=None,
+                        help="run one section (name or number)")
+    args = parser.parse_args(argv)
+    names = list(SECTIONS) if args.only is None else [ALIASES.get(args.only, args.only)]
+    print(f"design_scaling.py {'--quick' if args.quick else '(full run)'}, "
+          f"{datetime.date.today().isoformat()}")
+    print(f"machine: {os.cpu_count()} cores (nproc), {cpu_model()}; Python "
+          f"{platform.python_version()}, numpy {np.__version__}, cvxpy {cp.__version__}, "
+          f"highspy {version('highspy')}, clarabel {version('clarabel')}, "
+          f"networkx {nx.__version__}; mechdesign at {code_version()}")
+    print(f"load average at start (1, 5, 15 min): {load()}")
+    warm_up()
+    start = time.perf_counter()
+    for name in names:
+        SECTIONS[name](args.quick)
+    print(f"\ntotal wall time: {time.perf_counter() - start:.0f} s; load average at end "
+          f"(1, 5, 15 min): {load()}")
+
+
+if __name__ == "__main__":
+    main()
