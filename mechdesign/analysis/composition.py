@@ -36,6 +36,7 @@ from .._validation import check_delta, check_epsilon, check_int, check_probabili
 from ..errors import InvalidMechanismError, InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
+from ._algebra import power_by_squaring
 
 MERGE_RTOL = 1e-12
 """Composed losses closer than ``MERGE_RTOL * scale`` are merged into one atom (at the largest
@@ -382,17 +383,7 @@ def _grid_compose(a: _Grid, b: _Grid) -> _Grid:
 
 
 def _grid_self_compose(g: _Grid, k: int) -> _Grid:
-    result: _Grid | None = None
-    base = g
-    while True:
-        if k & 1:
-            result = base if result is None else _grid_compose(result, base)
-        k >>= 1
-        if not k:
-            break
-        base = _grid_compose(base, base)
-    assert result is not None
-    return result
+    return power_by_squaring(g, k, _grid_compose)
 
 
 def _grid_atoms(g: _Grid, h: float, shift: float) -> LossAtoms:

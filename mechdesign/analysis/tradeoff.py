@@ -52,6 +52,7 @@ from .._validation import check_delta, check_epsilon, check_int, check_real, che
 from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
+from ._algebra import power_by_squaring
 
 LOSS_MERGE_TOL = 1e-10
 """Privacy-loss values equal to this relative precision are merged into one atom."""
@@ -319,17 +320,7 @@ def _check_atoms(A: _Atoms) -> None:
 
 def _power(A: _Atoms, k: int) -> _Atoms:
     """k-fold convolution by repeated squaring."""
-    result: _Atoms | None = None
-    base = A
-    while True:
-        if k & 1:
-            result = base if result is None else _convolve(result, base)
-        k >>= 1
-        if not k:
-            break
-        base = _convolve(base, base)
-    assert result is not None
-    return result
+    return power_by_squaring(A, k, _convolve)
 
 
 def _curve_from_atoms(A: _Atoms, label: str) -> TradeoffCurve:
