@@ -228,6 +228,9 @@ def test_numerically_hard_problem_is_certified_or_says_why(make, objective):
         return
     except Exception as exc:  # any untyped exception is the finding
         pytest.fail(f"untyped {type(exc).__name__} escaped solve(): {exc}")
+    # no user constraints: a constant mechanism meets every notion, so "infeasible" (or
+    # "unbounded") would be a false claim about the problem
+    assert res.status not in (Status.INFEASIBLE, Status.UNBOUNDED), res.status
     if res.certificate is None or not res.certificate.met:
         with pytest.raises(MechdesignError):
             res.mechanism  # noqa: B018
@@ -365,3 +368,16 @@ def test_finding_staircase_estimation_at_large_epsilon(eps):
     _assert_verified(res, LDP(eps))
     p = 1 / (1 + math.exp(-eps))
     np.testing.assert_allclose(res.mechanism.matrix, md.warner(p).matrix, atol=1e-9)
+
+
+@pytest.mark.parametrize("eps", [18.0, 20.0, 25.0])
+def test_finding_deletion_ldp_at_large_epsilon_is_not_infeasible(eps):
+    # FINDING (HEAD 527a1c8, design/notions.py DeletionLDP with delta = 0): the ratio is
+    # capped at e^{max(20, eps + 1)} while sum_y t_y = e^-eps; from eps = 18 the solver
+    # reports INFEASIBLE, and .mechanism raises InfeasibleDesignError "(user constraints
+    # present: none)". The problem is feasible: any constant mechanism Q = 1 r^T is
+    # eps-deletion-LDP with reference r, for every eps >= 0 (eps = 15 still solves).
+    notion = DeletionLDP(eps)
+    res = DesignProblem(notion, ExpectedLoss(losses.hamming(3))).solve()
+    assert res.status is not Status.INFEASIBLE
+    _assert_verified(res, notion)
