@@ -36,6 +36,15 @@ def _secure_uniform_below(totals: Sequence[int]) -> list[int]:
     return out
 
 
+def _generator(rng: Any) -> np.random.Generator:
+    """A numpy Generator from a Generator, an int seed or None; a typed error otherwise."""
+    if rng is None or isinstance(rng, np.random.Generator) or (
+            isinstance(rng, int | np.integer) and not isinstance(rng, bool) and rng >= 0):
+        return np.random.default_rng(rng)
+    raise InvalidParameterError(
+        f"rng must be a numpy Generator, a non-negative int seed or None, got {rng!r}")
+
+
 class Mechanism:
     r"""A finite randomizer ``Q`` with ``Q[x, y] = P(y | x)``, immutable and validated.
 
@@ -186,7 +195,7 @@ class Mechanism:
                 (bisect.bisect_right(tables[i][0], u) for i, u in zip(flat, draws, strict=True)),
                 dtype=np.int64, count=flat.size)
             return int(out[0]) if arr.ndim == 0 else out.reshape(arr.shape)
-        gen = np.random.default_rng(rng)
+        gen = _generator(rng)
         cum = np.cumsum(self.matrix, axis=1)
         u = gen.random(arr.shape) * cum[arr, -1]
         # first column whose cumulative weight exceeds u; zero-probability columns are skipped
@@ -210,7 +219,7 @@ class Mechanism:
                 f"got dtype {c.dtype} and shape {c.shape}")
         if (c < 0).any():
             raise InvalidParameterError(f"counts must be >= 0, got {c[c < 0].flat[0]}")
-        gen = np.random.default_rng(rng)
+        gen = _generator(rng)
         pvals = self.matrix / self.matrix.sum(axis=1, keepdims=True)
         return gen.multinomial(c, pvals).sum(axis=-2)
 
