@@ -69,26 +69,26 @@ def cmd_shuffle(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_subsample(args: argparse.Namespace) -> int:
-    g = subsampled(args.epsilon, args.delta, args.p)
+def _report(args: argparse.Namespace, g: Any, inputs: tuple[str, ...],
+            header: tuple[str, ...]) -> int:
+    """One guarantee as JSON or as a one-row table (inputs, then epsilon and delta)."""
     if args.json:
         _dump([asdict(g)])
-        return 0
-    print_table([(fmt(args.epsilon), fmt(args.delta), fmt(args.p), fmt(g.epsilon),
-                  fmt(g.delta))],
-                ("epsilon", "delta", "p", "amplified epsilon", "amplified delta"))
+    else:
+        print_table([(*inputs, fmt(g.epsilon), fmt(g.delta))], header)
     return 0
+
+
+def cmd_subsample(args: argparse.Namespace) -> int:
+    g = subsampled(args.epsilon, args.delta, args.p)
+    return _report(args, g, (fmt(args.epsilon), fmt(args.delta), fmt(args.p)),
+                   ("epsilon", "delta", "p", "amplified epsilon", "amplified delta"))
 
 
 def cmd_shuffle_to_ldp(args: argparse.Namespace) -> int:
     g = shuffle_to_ldp(args.epsilon, args.delta, args.n)
-    if args.json:
-        _dump([asdict(g)])
-        return 0
-    print_table([(fmt(args.epsilon), fmt(args.delta), str(args.n), fmt(g.epsilon),
-                  fmt(g.delta))],
-                ("shuffle epsilon", "shuffle delta", "n", "LDP epsilon", "LDP delta"))
-    return 0
+    return _report(args, g, (fmt(args.epsilon), fmt(args.delta), str(args.n)),
+                   ("shuffle epsilon", "shuffle delta", "n", "LDP epsilon", "LDP delta"))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
