@@ -83,7 +83,8 @@ def offset_form(k: int, n: int, excess: Any) -> tuple[cp.Expression, list, cp.Va
     ``Q = 1 t^T + U`` with ``0 <= U[x, y] <= excess * t_y`` (``excess = e^eps - 1``): k n
     inequality rows plus bounds, instead of the 2 k n of the two-sided form or the k^2 n of
     the pairwise form (measured here at k = 200 on a random loss: 1.9 s with Clarabel and
-    7.8 s with HiGHS interior point, against 3.3 s and 34 s for the two-sided form).
+    7.8 s with HiGHS interior point, against 3.3 s and 34 s for the two-sided form; a
+    one-off measurement made while choosing the form, not repeated by ``benchmarks/``).
     """
     U = cp.Variable((k, n), nonneg=True, name="U")
     t = cp.Variable(n, nonneg=True, name="t")
