@@ -197,8 +197,8 @@ class DeletionLDP(Notion):
     distribution r with ``sum_y max(0, Q[x, y] - e^eps r_y) <= delta`` and
     ``sum_y max(0, r_y - e^eps Q[x, y]) <= delta`` for every x.
 
-    With ``delta = 0``: ``e^-eps r_y <= Q[x, y] <= e^eps r_y``, i.e. the offset form with
-    ratio ``e^{2 eps}`` and ``sum_y t_y = e^-eps``. :meth:`measure` returns the achieved
+    With ``delta = 0``: ``e^-eps r_y <= Q[x, y] <= e^eps r_y``, formulated without ``r``
+    (see :meth:`_formulate_pure`). :meth:`measure` returns the achieved
     epsilon (delta = 0) or the achieved delta at the target epsilon.
     """
 
@@ -215,12 +215,7 @@ class DeletionLDP(Notion):
 
     def formulate(self, k: int, n: int, context: dict) -> tuple[cp.Expression, Constraints]:
         if self.delta == 0.0:
-            # ratio e^{2 eps}, capped but never below e^{eps + 1}: sum_y t_y = e^-eps must
-            # still leave room for rows summing to 1
-            excess = coefficient(context, lambda e: float(
-                np.exp(min(2 * e, max(MAX_LOG_RATIO, e + 1.0)))) - 1.0, self.epsilon)
-            Q, cons, t = offset_form(k, n, excess)
-            return Q, {"privacy": [*cons, cp.sum(t) == _exp(context, self.epsilon, -1.0)]}
+            return self._formulate_pure(k, n, context)
         Q = cp.Variable((k, n), nonneg=True, name="Q")
         r = cp.Variable(n, nonneg=True, name="reference")
         R = _outer_ones(k, r)
@@ -229,6 +224,27 @@ class DeletionLDP(Notion):
         down = cp.Variable((k, n), nonneg=True)
         cons = [cp.sum(r) == 1, up >= Q - e * R, down >= R - e * Q,
                 cp.sum(up, axis=1) <= self.delta, cp.sum(down, axis=1) <= self.delta]
+        return Q, {"privacy": cons}
+
+    def _formulate_pure(self, k: int, n: int, context: dict) -> tuple[cp.Expression, Constraints]:
+        r"""delta = 0 without the reference as a variable.
+
+        A reference ``r`` with ``e^-eps r_y <= Q[x, y] <= e^eps r_y`` and ``sum r = 1``
+        exists iff (i) every column has ``max_x Q / min_x Q <= e^{2 eps}``,
+        (ii) ``sum_y min_x Q[x, y] >= e^-eps`` and (iii) ``sum_y max_x Q[x, y] <= e^eps``
+        (take ``r_y`` in ``[e^-eps max_x Q, e^eps min_x Q]``; the end points sum to at most
+        and at least 1). So: offset form ``t_y <= Q[x, y] <= e^{2 eps} t_y`` with
+        ``sum t >= e^-eps``, and (iii) through column maxima ``u`` only when it can bind,
+        i.e. ``e^eps < min(k, n)`` (``sum_y max_x Q <= min(k, n)`` always). The ratio is
+        capped at ``e^MAX_LOG_RATIO`` like every other notion (a stronger constraint). The
+        earlier form ``sum t == e^-eps`` pinned t to ``1e-8`` at eps = 18 and the solvers
+        called the problem infeasible.
+        """
+        Q, cons, t = offset_form(k, n, _expm1(context, self.epsilon, 2.0))
+        cons.append(cp.sum(t) >= _exp(context, self.epsilon, -1.0))
+        if context.get("parametric") or np.exp(self.epsilon) < min(k, n):
+            u = cp.Variable(n, nonneg=True, name="column_max")
+            cons += [Q <= _outer_ones(k, u), cp.sum(u) <= _exp(context, self.epsilon)]
         return Q, {"privacy": cons}
 
     def measure(self, mechanism: Any) -> float:
