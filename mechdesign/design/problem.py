@@ -433,7 +433,8 @@ class DesignProblem:
             elapsed = time.perf_counter() - t0
             Q = self._fit_columns(sol.Q)
             if Q is not None:
-                return self._certified(Q, sol.value, Status.OPTIMAL, sol.solver, "global",
+                status = Status.OPTIMAL if sol.accurate else Status.INACCURATE
+                return self._certified(Q, sol.value, status, sol.solver, "global",
                                        form, 0.0, elapsed, {}, ())
             note = (f"the staircase optimum needs {sol.Q.shape[1]} outputs but only "
                     f"{self.n} are allowed: solved locally")
