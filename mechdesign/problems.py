@@ -218,7 +218,13 @@ class _Reader:
         try:
             return fn(*args)
         except ValidationError as exc:
-            raise self.fail(where, str(exc)) from None
+            raise self.relay(where, exc) from None
+
+    def relay(self, where: str, exc: ValidationError) -> ValidationError:
+        """A library error re-raised naming the file: a size limit stays a
+        :class:`SizeLimitError`, anything else becomes a :class:`FileFormatError`."""
+        cls = SizeLimitError if isinstance(exc, SizeLimitError) else FileFormatError
+        return self.fail(where, str(exc), cls)
 
     def table(self, data: dict, key: str, required: bool) -> dict | None:
         value = data.get(key)
@@ -471,7 +477,7 @@ def problem_from_dict(data: dict, base: str | Path | None = None, name: str = "<
                                 n_outputs=None if output_labels else n_outputs,
                                 focal_sets=focal_sets)
     except ValidationError as exc:
-        raise rd.fail("the problem's sizes", str(exc)) from None
+        raise rd.relay("the problem's sizes", exc) from None
     expected = None if exp is None else _expected(rd, exp)
     return ProblemFile(title=title, problem=problem, expected=expected, privacy=notion_desc,
                        objective=obj_desc, description=description, path=path, data=data)

@@ -178,6 +178,8 @@ PY_CASES = [
      InvalidMechanismError, r"2 inputs and b has 3"),
     ("cramer-rao-prior-sum", lambda: md.cramer_rao(W, [0.5, 0.6]), InvalidParameterError,
      r"\[0\.5, 0\.6\] sums to 1\.1"),
+    ("kov-same-input", lambda: md.kov_decomposition(W, 1, 1), InvalidParameterError,
+     r"two different inputs, got both = 1"),
     ("estimate-counts-negative", lambda: md.estimate_mle(W, [3, -1]), InvalidParameterError,
      r"got -1"),
     ("estimate-counts-length", lambda: md.estimate_inverse(W, [1, 2, 3]),
@@ -310,7 +312,7 @@ FILE_CASES = [
      FileFormatError, r"spanner = 0\.5: must be >= 1"),
     ("evidential-outputs-above-limit", _toml(priv='notion = "wldp"\nepsilon = 1.0', obj=EST2,
                                              extra="[outputs]\nn = 11"),
-     ValidationError, r"m = 11 outputs exceeds 10"),
+     SizeLimitError, r"m = 11 outputs exceeds 10"),
     ("focal-set-label", _toml(priv='notion = "sldp"\nepsilon = 1.0', obj=EST2,
                               extra='[outputs]\nlabels = ["Yes", "No"]\n'
                                     'focal_sets = [["Yes"], ["Maybe"]]'),

@@ -379,6 +379,17 @@ def test_mle_equals_inverse_when_the_inverse_is_a_distribution():
     np.testing.assert_allclose(estimate_mle(mech, counts), inv, atol=1e-9)
 
 
+def test_mle_accepts_weighted_counts():
+    # survey weights give non-integer counts; only f = counts / n enters the likelihood, so
+    # halving every count changes nothing, and the interior case still equals the inverse
+    mech = md.randomized_response(3, 1.5)
+    counts = np.array([30.5, 49.25, 20.25])
+    np.testing.assert_allclose(estimate_mle(mech, counts / 2), estimate_mle(mech, counts),
+                               atol=1e-12)
+    np.testing.assert_allclose(estimate_mle(mech, counts), estimate_inverse(mech, counts),
+                               atol=1e-9)
+
+
 def test_mle_newton_polish_reaches_the_optimum_after_few_em_steps():
     # 3 EM steps alone are far off (rate about 1 - (2p-1)^2 at p = .55); the polish finishes
     ref = np.clip(estimate_warner([[30, 70]], 0.55), 0, 1)

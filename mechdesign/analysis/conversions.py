@@ -263,6 +263,9 @@ def kov_decomposition(m: Any, x: int = 0, x_prime: int = 1,
     for name, v in (("x", x), ("x_prime", x_prime)):
         if v >= n:
             raise InvalidParameterError(f"{name} = {v} is outside 0..{n - 1}")
+    if x == x_prime:
+        raise InvalidParameterError(f"x and x_prime must be two different inputs, got "
+                                    f"both = {x}")
     P, Pp = mech.matrix[x], mech.matrix[x_prime]
     R = pairwise_log_ratios(mech.matrix[[x, x_prime]])
     own = float(max(R[0, 1], R[1, 0], 0.0))

@@ -600,6 +600,8 @@ def estimate_mle(mechanism: Any, counts: Any, *, tol: float = 1e-10,
         Any ``k x m`` mechanism (full rank not needed; if the MLE is not unique one
         maximiser is returned).
     counts : array_like, shape (..., m)
+        Non-negative and finite; need not be integers (weighted survey counts are fine:
+        only the frequencies ``f = counts / n`` enter the likelihood).
     tol : float
         Certified gap required (default 1e-10; the gap of an exact optimum evaluates to
         rounding, about 1e-16 times the condition number of ``Q Q^T``).
