@@ -7,6 +7,8 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
+from scipy import sparse
+from scipy.sparse import csgraph
 
 from .errors import InvalidParameterError
 
@@ -94,10 +96,26 @@ def greedy_spanner(D: np.ndarray, t: float) -> tuple[list[tuple[int, int, float]
         via = np.minimum(G[:, u][:, None] + w + G[v, :][None, :],
                          G[:, v][:, None] + w + G[u, :][None, :])
         np.minimum(G, via, out=G)
+    return edges, _dilation(D, G)
+
+
+def _dilation(D: np.ndarray, G: np.ndarray) -> float:
+    """``max_{u < v} G[u, v] / D[u, v]`` over pairs at finite, positive distance."""
+    iu, ju = np.triu_indices(len(D), 1)
+    d = D[iu, ju]
     finite = np.isfinite(d) & (d > 0)
     with np.errstate(invalid="ignore"):
-        dil = float(np.max(G[iu, ju][finite] / d[finite])) if finite.any() else 1.0
-    return edges, dil
+        return float(np.max(G[iu, ju][finite] / d[finite])) if finite.any() else 1.0
+
+
+def graph_dilation(D: np.ndarray, edges: Sequence[tuple[int, int, float]]) -> float:
+    """Dilation of the graph with ``edges`` (weights ``D[u, v]``) in the metric ``D``:
+    ``max d_G(u, v) / D[u, v]`` (shortest paths by Dijkstra)."""
+    k = len(D)
+    u = np.array([e[0] for e in edges], dtype=int)
+    v = np.array([e[1] for e in edges], dtype=int)
+    W = sparse.coo_matrix((D[u, v], (u, v)), shape=(k, k)).tocsr()
+    return _dilation(D, csgraph.shortest_path(W, method="D", directed=False))
 
 
 def metric_skeleton(D: np.ndarray, rtol: float = 1e-12) -> list[tuple[int, int, float]]:

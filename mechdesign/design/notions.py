@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Literal
 import cvxpy as cp
 import networkx as nx
 import numpy as np
+from scipy import sparse
 
 from .. import _subsets
 from .._validation import check_delta, check_epsilon, check_real
@@ -32,7 +33,8 @@ from ..analysis.privacy import (
 from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ..neighbors import distance_matrix, greedy_spanner, metric_skeleton
+from ..neighbors import distance_matrix, graph_dilation, greedy_spanner, metric_skeleton
+from .symmetry import Symmetry, check_invariant
 
 Constraints = dict[str, list]
 
@@ -281,33 +283,71 @@ class MetricDP(Notion):
                 raise InvalidParameterError(f"spanner stretch must be >= 1, got {s!r}")
             object.__setattr__(self, "spanner", s)
 
-    def edges(self, inputs: tuple) -> tuple[list[tuple[int, int, float]], float]:
-        """Constrained pairs ``(x, x', d)`` (one per unordered pair) and the eps divisor."""
+    def edges(self, inputs: tuple, symmetry: Symmetry | None = None
+              ) -> tuple[list[tuple[int, int, float]], float]:
+        """Constrained pairs ``(x, x', d)`` (one per unordered pair) and the eps divisor.
+
+        With a ``symmetry`` the distance must be invariant under it, and the pairs are
+        closed under it (the union of their orbits: still a t-spanner, its dilation
+        re-measured; for the skeleton and a graph the added pairs are implied by chaining).
+        """
+        D = distance_matrix(self.distance, inputs)  # validates nodes and weights
         if isinstance(self.distance, nx.Graph):
-            D = distance_matrix(self.distance, inputs)  # validates nodes and weights
             index = {x: i for i, x in enumerate(inputs)}
             es = [(index[u], index[v], float(w)) for u, v, w in
                   self.distance.edges(data="weight", default=1.0) if u in index and v in index]
-            return es, 1.0
-        D = distance_matrix(self.distance, inputs)
-        if self.spanner is not None:
-            return greedy_spanner(D, self.spanner)
-        return metric_skeleton(D), 1.0
+            dilation = 1.0
+        elif self.spanner is not None:
+            es, dilation = greedy_spanner(D, self.spanner)
+        else:
+            es, dilation = metric_skeleton(D), 1.0
+        if symmetry is None:
+            return es, dilation
+        check_invariant("distance", D, symmetry, "ii")
+        closed = symmetry.symmetrize_edges(es, D)
+        if self.spanner is not None and len(closed) > len(es):
+            dilation = graph_dilation(D, closed)
+        return closed, dilation
 
     def formulate(self, k: int, n: int, context: dict) -> tuple[cp.Expression, Constraints]:
         inputs = context.get("inputs") or tuple(range(k))
-        es, dilation = self.edges(inputs)
+        sym = context.get("symmetry")
+        es, dilation = self.edges(inputs, sym)
         context["spanner_dilation"] = dilation
         context["n_privacy_pairs"] = len(es)
+        a = np.array([u for u, _, _ in es] + [v for _, v, _ in es], dtype=int)
+        b = np.array([v for _, v, _ in es] + [u for u, _, _ in es], dtype=int)
+        d = np.array([w for _, _, w in es] * 2) / dilation
+        if sym is not None:
+            return self._formulate_reduced(k, n, a, b, d, sym, context)
         Q = cp.Variable((k, n), nonneg=True, name="Q")
         if not es:
             return Q, {"privacy": []}
-        a = np.array([u for u, _, _ in es] + [v for _, v, _ in es])
-        b = np.array([v for _, v, _ in es] + [u for u, _, _ in es])
-        d = np.array([w for _, _, w in es] * 2)[:, None]
-        factor = coefficient(context, lambda e: capped_exp(e * d / dilation), self.epsilon)
+        d = d[:, None]
+        factor = coefficient(context, lambda e: capped_exp(e * d), self.epsilon)
         cons = [Q[a, :] <= cp.multiply(factor, Q[b, :])]
         return Q, {"privacy": cons}
+
+    def _formulate_reduced(self, k: int, n: int, a: np.ndarray, b: np.ndarray,
+                           d: np.ndarray, sym: Symmetry, context: dict
+                           ) -> tuple[cp.Expression, Constraints]:
+        """One variable per orbit of entries, one privacy row per orbit of the triples
+        ``(x, x', y)`` (:mod:`~mechdesign.design.symmetry`); ``d`` is already divided by
+        the dilation."""
+        z = cp.Variable(sym.n_orbits, nonneg=True, name="Q_orbits")
+        P = sparse.csr_matrix((np.ones(k * n), (np.arange(k * n), sym.orbit.ravel())),
+                              shape=(k * n, sym.n_orbits))
+        Q = cp.reshape(P @ z, (k, n), order="C")
+        left, right, i = sym.pair_rows(a, b)
+        context["n_privacy_rows"] = len(left)
+        if not len(left):
+            return Q, {"privacy": []}
+        rows = np.arange(len(left))
+        ones = np.ones(len(left))
+        Lsel = sparse.csr_matrix((ones, (rows, left)), shape=(len(left), sym.n_orbits))
+        Rsel = sparse.csr_matrix((ones, (rows, right)), shape=(len(left), sym.n_orbits))
+        factor = coefficient(context, lambda e: capped_exp(e * d[i]), self.epsilon)
+        return Q, {"privacy": [Lsel @ z <= cp.multiply(factor, Rsel @ z)]}
 
     def measure(self, mechanism: Any) -> float:
         return epsilon_metric(mechanism, self.distance)

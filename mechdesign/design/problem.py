@@ -27,15 +27,18 @@ from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from . import local, staircase
 from .certify import certify
-from .notions import LDP, WLDP, Notion
+from .notions import LDP, WLDP, MetricDP, Notion
 from .objectives import (
     CustomObjective,
     EstimationVariance,
+    ExpectedLoss,
     InformationObjective,
     Objective,
+    WorstCaseLoss,
 )
 from .result import Certificate, DesignResult, Status
 from .solvers import choose_solver, solver_options
+from .symmetry import Symmetry, check_invariant, close_group
 
 USER_CONSTRAINT_TOL = 1e-7
 """A returned matrix may miss a user constraint by this much (solver tolerance)."""
@@ -73,6 +76,15 @@ class DesignProblem:
     constraints : mapping of name -> callable, optional
         Each callable takes the cvxpy expression Q (rows inputs) and returns a constraint or
         a list of constraints. Dual values come back under the same name.
+    symmetry : sequence of permutations, optional
+        Generators of a group of symmetries of the problem: each a permutation of the
+        input indices (applied to the outputs too; needs as many outputs as inputs) or a
+        pair ``(inputs permutation, outputs permutation)``. The loss, the prior and the
+        distance must be invariant (checked; otherwise ``InvalidParameterError`` names
+        the first entry that moves). The LP then has one variable per orbit of entries
+        and is exact (:mod:`~mechdesign.design.symmetry`). MetricDP with
+        ``ExpectedLoss`` or ``WorstCaseLoss`` and no user constraints; for grids see
+        :func:`~mechdesign.design.symmetry.grid_symmetries`.
     semantics : {"shafer", "walley"}
         How an evidential mechanism's objective is read. ``"shafer"`` (default): the
         messages are what the analyst observes (the paper's estimator counts them).
@@ -90,7 +102,7 @@ class DesignProblem:
                  inputs: Sequence | None = None, n_inputs: int | None = None,
                  focal_sets: Sequence | None = None,
                  constraints: Mapping[str, Callable] | None = None,
-                 semantics: str = "shafer") -> None:
+                 semantics: str = "shafer", symmetry: Sequence | None = None) -> None:
         if not isinstance(privacy, Notion):
             raise InvalidParameterError(
                 f"privacy must be a notion such as md.LDP(epsilon=1), got {privacy!r}")
@@ -119,6 +131,7 @@ class DesignProblem:
             if focal_sets is not None:
                 raise InvalidParameterError("focal_sets need an evidential notion (SLDP, WLDP)")
             self._init_ordinary(outputs, n_outputs)
+        self.symmetry = None if symmetry is None else self._init_symmetry(symmetry)
 
     # ------------------------------------------------------------------ sizes
     def _resolve_inputs(self, inputs: Sequence | None, n_inputs: int | None) -> int:
@@ -188,10 +201,30 @@ class DesignProblem:
                 f"the loss has {self.objective.n_outputs} columns but there are {self.n} "
                 "messages (focal sets)")
 
+    def _init_symmetry(self, generators: Sequence) -> Symmetry:
+        if not isinstance(self.privacy, MetricDP):
+            raise InvalidParameterError(
+                "symmetry reduction is implemented for MetricDP (pairwise column "
+                f"constraints), got {type(self.privacy).__name__}")
+        if not isinstance(self.objective, ExpectedLoss | WorstCaseLoss):
+            raise InvalidParameterError(
+                "symmetry reduction needs an ExpectedLoss or WorstCaseLoss objective (its "
+                f"invariance is checked), got {type(self.objective).__name__}")
+        if self.constraints:
+            raise InvalidParameterError(
+                "symmetry reduction cannot check that user constraints are invariant; "
+                f"drop symmetry= or the constraints {sorted(self.constraints)}")
+        sym = close_group(generators, self.k, self.n)
+        check_invariant("loss", self.objective.loss, sym, "io")
+        if isinstance(self.objective, ExpectedLoss):
+            check_invariant("prior", self.objective.prior, sym, "i")
+        return sym
+
     # ------------------------------------------------------------------ building
     def _context(self) -> dict:
         return {"inputs": self.inputs, "focal_masks": self.focal_masks,
-                "n_labels": len(self.outputs) if self.focal_sets is not None else None}
+                "n_labels": len(self.outputs) if self.focal_sets is not None else None,
+                "symmetry": self.symmetry}
 
     def _feasible(self, n: int | None = None, parametric: bool = False
                   ) -> tuple[cp.Expression, dict[str, list], dict]:
@@ -204,7 +237,9 @@ class DesignProblem:
         context = self._context()
         context["parametric"] = parametric
         Q, groups = self.privacy.formulate(self.k, n, context)
-        groups = {"rows": [cp.sum(Q, axis=1) == 1], **groups}
+        # under a symmetry, rows in one orbit are the same constraint: keep one per orbit
+        rows = Q if self.symmetry is None else Q[self.symmetry.input_representatives, :]
+        groups = {"rows": [cp.sum(rows, axis=1) == 1], **groups}
         for name, fn in self.constraints.items():
             if name in groups:
                 raise InvalidParameterError(f"constraint name {name!r} is reserved")
@@ -319,6 +354,9 @@ class DesignProblem:
                          f"{context['spanner_dilation']:.6g} (epsilon divided by it)")
         elif "n_privacy_pairs" in context:
             notes.append(f"metric privacy: {context['n_privacy_pairs']} constrained pairs")
+        if self.symmetry is not None:
+            notes.append(f"{self.symmetry.describe()}, "
+                         f"{context.get('n_privacy_rows', 0)} privacy rows")
         return tuple(notes)
 
     def privacy_formulation(self) -> str:
