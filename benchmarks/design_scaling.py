@@ -16,7 +16,8 @@ Four sections, each measured in this one process (issue 3, item 6; formulations 
 3. ``metric``: geo-indistinguishability on n x n grids (Euclidean distance, eps = 1 per
    unit, uniform prior, loss = Euclidean distance, outputs = the grid points): all pairs
    (exact), greedy t-spanners (t = 1.05, 1.1, 1.2), and the grid as a networkx graph with
-   unit edges (Manhattan metric, exact on its edges).
+   unit edges (Manhattan metric, exact on its edges); then the same problems reduced by
+   the grid's 8 symmetries (``symmetry=grid_symmetries(n, n)``), side by side.
 4. ``estimation``: ``EstimationVariance`` (A-criterion, eps = 1) with a non-uniform prior
    (pi_i proportional to 1/i: the general staircase convex program over 2^k - 1 patterns)
    and with a uniform prior (the symmetric closed form, subset selection), with the
@@ -55,6 +56,7 @@ from mechdesign.design import LDP, DesignProblem, EstimationVariance, ExpectedLo
 from mechdesign.design.result import DesignResult
 from mechdesign.design.solvers import LP_CLARABEL_ABOVE
 from mechdesign.design.staircase import solve_estimation
+from mechdesign.design.symmetry import grid_symmetries
 from mechdesign.errors import MechdesignError
 from mechdesign.neighbors import greedy_spanner
 
@@ -296,17 +298,20 @@ def parse_notes(res: DesignResult) -> tuple[str, str]:
     return (pairs.group(1) if pairs else "-"), (dil.group(1) if dil else "1")
 
 
-def metric_problem(n: int, mode: str) -> DesignProblem:
+def metric_problem(n: int, mode: str, sym: bool = False) -> DesignProblem:
     D = euclid(n)
     k = n * n
     obj = ExpectedLoss(D, uniform(k))
+    symmetry = grid_symmetries(n, n) if sym else None
     if mode == "exact":
-        return DesignProblem(privacy=MetricDP(EPS, D), objective=obj)
+        return DesignProblem(privacy=MetricDP(EPS, D), objective=obj, symmetry=symmetry)
     if mode == "graph":
         G = nx.grid_2d_graph(n, n)
         nodes = [(i, j) for i in range(n) for j in range(n)]
-        return DesignProblem(privacy=MetricDP(EPS, G), objective=obj, inputs=nodes)
-    return DesignProblem(privacy=MetricDP(EPS, D, spanner=float(mode)), objective=obj)
+        return DesignProblem(privacy=MetricDP(EPS, G), objective=obj, inputs=nodes,
+                             symmetry=symmetry)
+    return DesignProblem(privacy=MetricDP(EPS, D, spanner=float(mode)), objective=obj,
+                         symmetry=symmetry)
 
 
 def section_metric(quick: bool) -> None:
@@ -338,11 +343,13 @@ def section_metric(quick: bool) -> None:
           ["grid", "k", "all pairs", "t=1.05", "t=1.1", "t=1.2", "t=1.5"], rows)
 
     exact: dict[int, float] = {}
+    full: dict[tuple[int, str], tuple[float, float]] = {}
     rows = []
     for mode in ("exact", "1.05", "1.1", "1.2", "graph"):
         for n in plan[mode]:
             progress(f"metric {n}x{n}: {mode}")
             total, res = timed(lambda n=n, mode=mode: metric_problem(n, mode).solve())
+            full[n, mode] = (total, res.value)
             if mode == "exact":
                 exact[n] = res.value
             pairs, dil = parse_notes(res)
@@ -353,6 +360,31 @@ def section_metric(quick: bool) -> None:
     table("3b. metric privacy designs (seconds)",
           ["grid", "mode", "pairs", "dilation", "total s", "solve s", "certify s", "solver",
            "value", "gap vs exact", "repair", "status"], rows)
+
+    # 3c: the same problems with symmetry=grid_symmetries(n, n) (the 8 symmetries of the
+    # square): one variable per orbit of entries; side by side with 3b's unreduced run
+    sym_plan = ({"exact": [5], "1.1": [6], "graph": [6]} if quick else
+                {"exact": [8, 10, 12, 16], "1.05": [12, 16, 20], "1.1": [10, 12, 16, 20],
+                 "graph": [12, 16, 20]})
+    rows = []
+    for mode, ns in sym_plan.items():
+        for n in ns:
+            progress(f"metric {n}x{n}: {mode}, symmetry-reduced")
+            total, res = timed(lambda n=n, mode=mode: metric_problem(n, mode, True).solve())
+            note = " ".join(res.notes)
+            orbits = re.search(r"(\d+) orbit variables", note)
+            prow = re.search(r"(\d+) privacy rows", note)
+            base = full.get((n, mode))
+            rows.append([f"{n}x{n}", mode, orbits.group(1) if orbits else "-",
+                         prow.group(1) if prow else "-", fs(total), fs(res.solve_time),
+                         res.solver, fv(res.value, 8),
+                         fs(base[0]) if base else "-",
+                         f"{base[0] / total:.0f}x" if base else "-",
+                         fe(abs(res.value / base[1] - 1)) if base else "-",
+                         repair(res), str(res.status)])
+    table("3c. symmetry reduction (8 grid symmetries; seconds; full = the unreduced run of 3b)",
+          ["grid", "mode", "orbit vars", "privacy rows", "total s", "solve s", "solver",
+           "value", "full s", "ratio", "|rel diff|", "repair", "status"], rows)
 
 
 # ---------------------------------------------------------------------------- section 4

@@ -143,6 +143,7 @@ from .design import (
     Status,
     SublinearUtility,
     WorstCaseLoss,
+    grid_symmetries,
 )
 from .errors import (
     DesignError,
@@ -260,6 +261,7 @@ __all__ = [
     "estimate_warner",
     "garbling",
     "gaussian_approximation",
+    "grid_symmetries",
     "hadamard_response",
     "hockey_stick",
     "holds_theorem",

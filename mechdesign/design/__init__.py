@@ -12,9 +12,11 @@ from .objectives import (
 )
 from .problem import DesignProblem
 from .result import Certificate, DesignResult, Status
+from .symmetry import grid_symmetries
 
 __all__ = [
     "LDP", "SLDP", "WLDP", "ApproxLDP", "Certificate", "CustomObjective", "DeletionLDP",
     "DesignProblem", "DesignResult", "EstimationVariance", "ExpectedLoss", "MetricDP",
     "MutualInformation", "Notion", "Objective", "Status", "SublinearUtility", "WorstCaseLoss",
+    "grid_symmetries",
 ]
