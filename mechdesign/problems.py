@@ -20,6 +20,8 @@ Format
     # kind = "mass"      # sldp only: "mass" | "pl" | "bel"
     # distance = "line"  # metric only (required), see below
     # spanner = 1.1      # metric only, with a distance matrix: greedy t-spanner (t >= 1)
+    # symmetry = true    # metric only, named distances: exact reduction by the grid's
+                         # mirror images and quarter turn (or the line's reflection)
 
     [objective]                                     # required
     kind = "expected_loss"  # "expected_loss" | "worst_case_loss" | "mutual_information"
@@ -101,6 +103,7 @@ from .design import (
     Notion,
     Objective,
     WorstCaseLoss,
+    grid_symmetries,
 )
 from .errors import FileFormatError, SizeLimitError, ValidationError
 from .neighbors import distance_matrix
@@ -117,7 +120,7 @@ NOTION_KEYS: dict[str, tuple[str, ...]] = {
     "ldp": ("epsilon",),
     "approx_ldp": ("epsilon", "delta"),
     "deletion_ldp": ("epsilon", "delta"),
-    "metric": ("epsilon", "distance", "spanner"),
+    "metric": ("epsilon", "distance", "spanner", "symmetry"),
     "sldp": ("epsilon", "kind"),
     "wldp": ("epsilon",),
 }
@@ -457,9 +460,10 @@ def problem_from_dict(data: dict, base: str | Path | None = None, name: str = "<
     if k is None and isinstance(obj.get("loss"), list):
         k = len(obj["loss"])
 
-    distance, dist_desc = None, ""
+    distance, dist_desc, symmetry = None, "", None
     if notion_name == "metric":
         distance, dist_desc, k = _distance(rd, priv, k, input_labels)
+        symmetry = _symmetry(rd, priv, k)
     objective, obj_desc = _objective(rd, kind, obj, k, n_outputs, distance)
     notion, notion_desc = _notion(rd, notion_name, priv, distance, dist_desc)
 
@@ -475,9 +479,9 @@ def problem_from_dict(data: dict, base: str | Path | None = None, name: str = "<
                                 n_inputs=None if input_labels else k_inputs,
                                 outputs=output_labels,
                                 n_outputs=None if output_labels else n_outputs,
-                                focal_sets=focal_sets)
+                                focal_sets=focal_sets, symmetry=symmetry)
     except ValidationError as exc:
-        raise rd.relay("the problem's sizes", exc) from None
+        raise rd.relay("the problem", exc) from None
     expected = None if exp is None else _expected(rd, exp)
     return ProblemFile(title=title, problem=problem, expected=expected, privacy=notion_desc,
                        objective=obj_desc, description=description, path=path, data=data)
@@ -545,6 +549,27 @@ def _distance(rd: _Reader, priv: dict, k: int | None, labels: list | None
     if k is not None and size != k:
         raise rd.fail(where, f"has {size} points but there are {k} inputs")
     return D, desc, size
+
+
+def _symmetry(rd: _Reader, priv: dict, k: int) -> list | None:
+    """``symmetry = true``: the named distance's own symmetries (the grid's mirror images and
+    quarter turn, the line's reflection); the loss and prior are checked against them."""
+    if "symmetry" not in priv:
+        return None
+    v, dist = priv["symmetry"], priv.get("distance")
+    where = f"[privacy] symmetry = {v!r}"
+    if not isinstance(v, bool):
+        raise rd.fail(where, f"must be true or false, got {type(v).__name__}")
+    if not v:
+        return None
+    m = _GRID.match(dist) if isinstance(dist, str) else None
+    if m is not None:
+        return grid_symmetries(int(m.group(2)), int(m.group(3)))
+    if dist == "line":
+        return [np.arange(k)[::-1]]
+    raise rd.fail(where, "needs a named distance (\"line\", \"grid:R:C\", "
+                         f"\"euclidean-grid:R:C\"), got {dist!r}; for other distances pass "
+                         "symmetry= to DesignProblem in Python")
 
 
 def _loss(rd: _Reader, obj: dict, k: int | None, n_outputs: int | None,

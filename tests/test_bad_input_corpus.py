@@ -317,6 +317,18 @@ FILE_CASES = [
                               extra='[outputs]\nlabels = ["Yes", "No"]\n'
                                     'focal_sets = [["Yes"], ["Maybe"]]'),
      FileFormatError, r"'Maybe' is not an output label"),
+    ("symmetry-not-bool", _toml(priv='notion = "metric"\nepsilon = 1.0\ndistance = "line"\n'
+                                     'symmetry = "yes"'), FileFormatError,
+     r"symmetry = 'yes': must be true or false"),
+    ("symmetry-matrix-distance", _toml(priv='notion = "metric"\nepsilon = 1.0\n'
+                                            'distance = [[0, 1], [1, 0]]\nsymmetry = true',
+                                       obj='kind = "expected_loss"\nloss = "hamming"\nk = 2'),
+     FileFormatError, r"needs a named distance"),
+    ("symmetry-asymmetric-prior", _toml(priv='notion = "metric"\nepsilon = 1.0\n'
+                                             'distance = "line"\nsymmetry = true',
+                                        obj='kind = "expected_loss"\nloss = "distance"\n'
+                                            'k = 3\nprior = [0.5, 0.3, 0.2]'),
+     FileFormatError, r"not symmetric: prior\[0\] = 0\.5"),
     ("unknown-section", _toml(extra='[solver]\nname = "HIGHS"'), FileFormatError,
      r"unknown section or key 'solver'"),
     ("expected-without-source", _toml(extra="[expected]\nvalue = 0.5"), FileFormatError,

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import sparse
 from scipy.optimize import linprog
 
 from mechdesign import catalog
@@ -45,7 +46,7 @@ from mechdesign.design import (
 )
 from mechdesign.errors import FileFormatError, SizeLimitError, ValidationError
 from mechdesign.evidential import EvidentialMechanism
-from mechdesign.neighbors import distance_matrix
+from mechdesign.neighbors import distance_matrix, greedy_spanner
 from mechdesign.problems import (
     Expected,
     euclidean_grid,
@@ -285,6 +286,35 @@ def test_geo_grid_references_from_an_independent_lp(solved):
     _, res = solved["geo_grid_4x4_spanner.toml"]
     assert exact4 - 1e-9 <= res.value <= exact4 * 1.03  # the spanner's price, bounded
     assert any("spanner" in n and "dilation" in n for n in res.notes)
+
+
+def test_symmetric_grid_reference_from_the_unreduced_spanner_lp(solved):
+    # the full 1.1-spanner LP of the 8 x 8 grid (4096 variables, every output), sparse for
+    # scipy's HiGHS without cvxpy and without the symmetry reduction
+    n = 8
+    D = euclidean_grid(n, n)
+    k = n * n
+    es, dil = greedy_spanner(D, 1.1)
+    a = np.array([u for u, v, _ in es] + [v for u, v, _ in es])
+    b = np.array([v for u, v, _ in es] + [u for u, v, _ in es])
+    f = np.exp(D[a, b] / dil)
+    i = np.repeat(np.arange(len(a)), k)
+    y = np.tile(np.arange(k), len(a))
+    r = np.arange(len(i))
+    A_ub = sparse.csr_matrix((np.concatenate([np.ones(len(i)), -f[i]]),
+                              (np.concatenate([r, r]), np.concatenate([a[i] * k + y,
+                                                                       b[i] * k + y]))),
+                             shape=(len(i), k * k))
+    res = linprog((D / k).ravel(), A_ub=A_ub, b_ub=np.zeros(len(i)),
+                  A_eq=sparse.kron(sparse.eye(k), np.ones((1, k))), b_eq=np.ones(k),
+                  bounds=(0, None), method="highs")
+    assert res.status == 0
+    name = "geo_grid_8x8_symmetric.toml"
+    np.testing.assert_allclose(expected_of(name).value, res.fun, rtol=1e-8)
+    _, got = solved[name]
+    np.testing.assert_allclose(got.value, res.fun, rtol=1e-7)
+    assert any("symmetry reduction: group of order 8, 528 orbit variables" in note
+               for note in got.notes)
 
 
 def test_grid_helpers_are_the_metrics_they_name():

@@ -166,9 +166,12 @@ def check_invariant(name: str, M: np.ndarray, sym: Symmetry, axes: str,
         bad = ~np.isclose(moved, M, rtol=rtol, atol=0.0) & ~(np.isinf(moved) & np.isinf(M))
         if bad.any():
             idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            image = (int(g_in[idx[0]]),) + (
+                () if axes == "i" else
+                (int((g_out if axes == "io" else g_in)[idx[1]]),))
             raise InvalidParameterError(
-                f"the problem is not symmetric: {name}{list(idx)} = {M[idx]!r} but its "
-                f"image under the symmetry is {moved[idx]!r}")
+                f"not symmetric: {name}{list(idx)} = {float(M[idx])!r} but its image "
+                f"{name}{list(image)} = {float(moved[idx])!r}")
 
 
 def grid_symmetries(rows: int, cols: int) -> list[np.ndarray]:
