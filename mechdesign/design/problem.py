@@ -465,6 +465,10 @@ class DesignProblem:
             if isinstance(self.objective, EstimationVariance):
                 sol = staircase.solve_estimation(self.objective, eps, solver, **options)
                 form = "staircase convex program over 2^k - 1 patterns"
+                if sol.patterns_used is not None and sol.patterns_used < sol.n_patterns:
+                    form += (f" (column generation: {sol.patterns_used} of {sol.n_patterns} "
+                             f"patterns in {sol.rounds} rounds; first-order gap bound "
+                             f"{sol.gap:.1e})")
             else:
                 sol = staircase.solve_sublinear(self.objective, eps)
                 form = "staircase LP over 2^k - 1 patterns"

@@ -52,13 +52,18 @@ def pattern_bits(k: int) -> np.ndarray:
 @dataclass(frozen=True)
 class StaircaseSolution:
     """Pattern weights and the resulting matrix ``Q = S[:, support] diag(w[support])``;
-    ``accurate`` is False when the solver only reached ``optimal_inaccurate``."""
+    ``accurate`` is False when the solver only reached ``optimal_inaccurate`` (or column
+    generation stopped above its gap); ``patterns_used``, ``rounds`` and ``gap`` describe
+    the column generation (``gap``: certified relative optimality gap)."""
 
     Q: np.ndarray
     value: float
     n_patterns: int
     solver: str
     accurate: bool = True
+    patterns_used: int | None = None
+    rounds: int = 1
+    gap: float = 0.0
 
 
 def _support(S: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -78,14 +83,46 @@ def solve_sublinear(objective: InformationObjective, epsilon: float) -> Staircas
     return StaircaseSolution(Q, float(mu @ res.x), S.shape[1], "HiGHS (scipy)")
 
 
+COLUMN_GENERATION_ABOVE = 255
+"""Above this many patterns (k >= 9) the A and D criteria are solved by column generation
+(:func:`solve_estimation`); the E criterion, non-smooth, always uses every pattern."""
+
+PRICING_TOL = 1e-9
+"""A pattern outside the working set enters when its reduced cost is below
+``-PRICING_TOL * max(|f|, 1)``."""
+
+MAX_COLUMN_ROUNDS = 60
+"""Column generation stopped here with patterns still pricing out is reported inaccurate."""
+
+
 def solve_estimation(objective: EstimationVariance, epsilon: float,
                      solver: str | None = None, **options) -> StaircaseSolution:
-    """Minimise the Cramer-Rao criterion over staircase mechanisms (a convex program)."""
+    r"""Minimise the Cramer-Rao criterion over staircase mechanisms (a convex program).
+
+    The program has one weight per pattern (``2^k - 1``) but its optimum uses few of them.
+    For the A and D criteria above :data:`COLUMN_GENERATION_ABOVE` patterns it is solved by
+    column generation: a master program over a working set of patterns (first the
+    singletons, pairs and their complements: k-RR is feasible), then every pattern is
+    priced at once with the master's gradient ``g`` and a dual ``y`` of ``S w = 1`` fitted
+    to the master's stationarity (reduced cost ``r_j = g_j + y . a_j``); the 2k most
+    negative below ``-PRICING_TOL |f|`` enter, until none is left (or
+    :data:`MAX_COLUMN_ROUNDS`, then the result is marked inaccurate). A pattern left out
+    with reduced cost ``-r`` costs at most about ``r^2`` over the curvature. Measured at
+    k = 9, 10 (A and D, ``tests/test_staircase_columns.py``): the criterion of the returned
+    mechanism is that of the full program or better (the full program's larger interior
+    point solution needed repairs), at a fraction of the time.
+    ``gap`` reports the first-order bound: for convex f and any feasible ``v'``,
+    ``f(v') >= f(v) + sum_j r_j v'_j - sum_j r_j v_j`` and ``sum_j v'_j <= k``, so
+    ``(f(v) - f*) / |f| <= (k max(0, -min_j r_j) + |sum_j r_j v_j|) / |f|``; it is loose
+    (about the square root of the master's tolerance, 1e-4), so it is reported, not used
+    to stop.
+    """
     k = objective.n_inputs
     if epsilon == 0.0:
         raise SolverFailedError("at epsilon = 0 no mechanism carries information: the "
                                 "estimation criterion is infinite")
     S = patterns(k, epsilon)
+    P = S.shape[1]
     U = null_space(np.ones((1, k)))
     # U^T s = (e^eps - 1) U^T bits: build M / (e^eps - 1)^2 from the bits, so that the
     # program stays O(1) at small epsilon (Clarabel failed at eps = 0.01 otherwise)
@@ -95,25 +132,79 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
     # has coefficients in [e^-eps, 1] at large epsilon (Clarabel failed at eps = 7)
     c = S.max(axis=0)
     lam = objective.prior @ S
-    A = (np.einsum("ap,bp->abp", V, V) / (lam * c)).reshape((k - 1) ** 2, -1)
-    alpha = float(np.abs(A).max())  # and bring the information's coefficients to O(1)
-    A = A / alpha
-    scale *= alpha  # the true information is scale * (A @ v)
-    v = cp.Variable(S.shape[1], nonneg=True)
-    M = cp.reshape(A @ v, (k - 1, k - 1), order="C")
-    M = (M + M.T) / 2
+    # and bring the information's coefficients to O(1): M = sum_j v_j V_j V_j^T / den_j
+    den = lam * c
+    alpha = float((np.abs(V).max(axis=0) ** 2 / den).max())
+    den = den * alpha
+    scale *= alpha  # the true information is scale * M
+    a = S / c
     WU = None if objective.weights is None else objective.weights @ U
-    prob = cp.Problem(cp.Minimize(criterion_expression(M, objective.criterion, WU)),
-                      [(S / c) @ v == 1])
+    generate = objective.criterion != "E" and P > COLUMN_GENERATION_ABOVE
+    J = _seed_patterns(k) if generate else np.arange(P)
     name = solver or "CLARABEL"
-    v_value, prob_value, accurate = _solve_with_retries(
-        prob, v, name, options, explicit=solver is not None or bool(options))
-    wv = np.maximum(v_value, 0.0) / c
+    accurate, rounds, gap = True, 0, 0.0
+    while True:
+        rounds += 1
+        v = cp.Variable(len(J), nonneg=True)
+        A = (np.einsum("ap,bp->abp", V[:, J], V[:, J]) / den[J]).reshape((k - 1) ** 2, -1)
+        M = cp.reshape(A @ v, (k - 1, k - 1), order="C")
+        M = (M + M.T) / 2
+        row = a[:, J] @ v == 1
+        prob = cp.Problem(cp.Minimize(criterion_expression(M, objective.criterion, WU)),
+                          [row])
+        v_value, prob_value, ok = _solve_with_retries(
+            prob, v, name, options, explicit=solver is not None or bool(options))
+        accurate = accurate and ok
+        if not generate:
+            break
+        r, gap = _reduced_costs(objective.criterion, WU, V, den, a, J, v_value,
+                                prob_value, k)
+        outside = np.setdiff1d(np.arange(P), J)
+        floor = -PRICING_TOL * max(abs(prob_value), 1.0)
+        fresh = outside[r[outside] < floor]
+        if not len(fresh) or rounds >= MAX_COLUMN_ROUNDS:
+            accurate = accurate and not len(fresh)
+            break
+        fresh = fresh[np.argsort(r[fresh])[:2 * k]]
+        J = np.union1d(J, fresh)
+    wv = np.maximum(v_value, 0.0) / c[J]
     # undo the scaling: A and E divide by it, D subtracts (k-1) ln(scale)
     value = (prob_value - (k - 1) * math.log(scale) if objective.criterion == "D"
              else prob_value / scale)
-    Q = _purify(S, wv, objective, value)
-    return StaircaseSolution(Q, value, S.shape[1], name, accurate)
+    Q = _purify(S[:, J], wv, objective, value)
+    return StaircaseSolution(Q, value, P, name, accurate, len(J), rounds, gap)
+
+
+def _seed_patterns(k: int) -> np.ndarray:
+    """Singletons, pairs and their complements (as pattern indices: bit x set = e^eps)."""
+    full = (1 << k) - 1
+    small = [1 << x for x in range(k)] + [(1 << x) | (1 << y)
+                                           for x in range(k) for y in range(x + 1, k)]
+    return np.unique([j for m in small for j in (m, full ^ m) if 0 < j < full] + [0])
+
+
+def _reduced_costs(criterion: str, WU: np.ndarray | None, V: np.ndarray, den: np.ndarray,
+                   a: np.ndarray, J: np.ndarray, v: np.ndarray, value: float,
+                   k: int) -> tuple[np.ndarray, float]:
+    """Reduced costs of every pattern and the certified relative gap (see
+    :func:`solve_estimation`)."""
+    M = (np.einsum("ap,bp->ab", V[:, J] * v, V[:, J] / den[J]))
+    M = (M + M.T) / 2
+    Minv = np.linalg.inv(M)
+    if criterion == "D":
+        G = Minv @ V  # df/dv_j = -V_j^T M^-1 V_j / den_j
+        g = -np.einsum("ap,ap->p", V, G) / den
+    else:
+        B = Minv if WU is None else WU @ Minv  # df/dv_j = -|B V_j|^2 / den_j
+        g = -np.einsum("ap,ap->p", B @ V, B @ V) / den
+    # any y gives a valid bound (y . a v' = y . 1 = y . a v); this y fits the master's
+    # stationarity g_j + y . a_j = 0 on its support, weighted by v (interior points spread
+    # weight over ties, so no hard support threshold)
+    sw = np.sqrt(v / v.max())
+    y = np.linalg.lstsq(a[:, J].T * sw[:, None], -g[J] * sw, rcond=None)[0]
+    r = g + y @ a
+    bound = k * max(0.0, -float(r.min())) + abs(float(r[J] @ v))
+    return r, bound / max(abs(value), 1.0)
 
 
 CLARABEL_RETRIES: tuple[dict, ...] = ({}, {"static_regularization_enable": False})
