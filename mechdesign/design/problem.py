@@ -37,7 +37,7 @@ from .objectives import (
     WorstCaseLoss,
 )
 from .result import Certificate, DesignResult, Status
-from .solvers import choose_solver, solver_options
+from .solvers import choose_solver, lp_fallback, solver_options
 from .symmetry import Symmetry, check_invariant, close_group
 
 USER_CONSTRAINT_TOL = 1e-7
@@ -310,9 +310,16 @@ class DesignProblem:
         t1 = time.perf_counter()
         status, error = self._run(prob, name, options)
         compile_time = float(getattr(prob, "compilation_time", None) or 0.0)
+        notes = self._context_notes(context)
+        fallback = None if solver or options else lp_fallback(prob, name)
+        if fallback and status in (Status.INACCURATE, Status.SOLVER_ERROR):
+            notes += (f"{name} ended {status} after {time.perf_counter() - t1:.3g} s; "
+                      f"re-solved with {fallback}",)
+            name = fallback
+            status, error = self._run(prob, name, options)
+            compile_time += float(getattr(prob, "compilation_time", None) or 0.0)
         build_time += compile_time  # cvxpy's canonicalisation counts as building
         solve_time = time.perf_counter() - t1 - compile_time
-        notes = self._context_notes(context)
         if status in (Status.OPTIMAL, Status.INACCURATE) and Q.value is not None:
             value = float(prob.value)
             return self._certified(Q.value, value, status, name, "global",
