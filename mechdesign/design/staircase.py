@@ -163,7 +163,7 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
                           [row])
         v_value, prob_value, ok = _solve_with_retries(
             prob, v, name, options, explicit=solver is not None or bool(options))
-        accurate = accurate and ok
+        accurate = ok  # the answer is the last master's; earlier ones only chose columns
         if not generate:
             break
         r, gap = _reduced_costs(objective.criterion, WU, V, den, a, J, v_value,
