@@ -245,7 +245,13 @@ def criterion_value(fisher: np.ndarray, criterion: str, weights: np.ndarray | No
     """
     k = fisher.shape[0]
     U = null_space(np.ones((1, k)))
-    M = U.T @ fisher @ U
+    return projected_criterion(U.T @ fisher @ U, criterion,
+                               None if weights is None else weights @ U)
+
+
+def projected_criterion(M: np.ndarray, criterion: str, WU: np.ndarray | None) -> float:
+    """:func:`criterion_value` of the information ``M = U^T I U`` on the tangent space
+    (``WU = W U`` for weights); ``inf`` when M is singular."""
     M = (M + M.T) / 2
     w = np.linalg.eigvalsh(M)
     if w.min() <= 1e-12 * max(w.max(), 1e-300):
@@ -255,10 +261,7 @@ def criterion_value(fisher: np.ndarray, criterion: str, weights: np.ndarray | No
     if criterion == "E":
         return float(1.0 / w.min())
     Minv = np.linalg.inv(M)
-    if weights is None:
-        return float(np.trace(Minv))
-    WU = weights @ U
-    return float(np.trace(WU @ Minv @ WU.T))
+    return float(np.trace(Minv) if WU is None else np.trace(WU @ Minv @ WU.T))
 
 
 def criterion_expression(M: cp.Expression, criterion: str, WU: np.ndarray | None

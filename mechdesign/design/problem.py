@@ -333,6 +333,7 @@ class DesignProblem:
 
     def _run(self, prob: cp.Problem, name: str, options: dict) -> tuple[Status, str]:
         """Solve; solver warnings are kept in ``self._solver_warnings`` (reported as notes)."""
+        self._solver_warnings: tuple[str, ...] = ()  # never an earlier solve's
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
