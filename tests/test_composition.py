@@ -21,10 +21,13 @@ from hypothesis import strategies as st
 import mechdesign as md
 from mechdesign.analysis.belief_composition import belief_composition, compose_evidential
 from mechdesign.analysis.composition import (
+    MAX_GRID_BINS,
     Composition,
     LossAtoms,
     advanced_composition,
+    advanced_composition_delta,
     basic_composition,
+    coarsened_step,
     compose,
     delta_composed,
     epsilon_composed,
@@ -252,6 +255,26 @@ def test_grid_fallback_brackets_exact_value():
     assert coarse.upper - coarse.lower > 1e-4  # off-grid losses: a real bracket
 
 
+def test_too_fine_grid_is_coarsened_to_a_whole_multiple_of_the_step():
+    # 1000-fold RR(0.1): losses +-0.1 span 200 over the composition; h = 1e-5 needs 2e7
+    # bins > 2^21, so the step becomes 10 h = 1e-4 (not 200 / 2^21 or 96 h for h = 1e-6,
+    # which are off the losses' grid: the bracket then drifts a step per composition)
+    rr = md.randomized_response(2, 0.1)
+    exact = epsilon_composed(rr, 1e-6, 1000).epsilon
+    for asked in (1e-4, 5e-5, 1e-5, 1e-6):
+        g = epsilon_composed(rr, 1e-6, 1000, method="grid", grid=asked)
+        used = coarsened_step(asked, 200.0)
+        assert g.grid_step == pytest.approx(used, rel=1e-12)
+        assert round(used / asked) == pytest.approx(used / asked, rel=1e-12)  # a multiple
+        assert g.lower <= exact <= g.upper
+        assert g.upper - g.lower <= 1e-8, (asked, g.lower, g.upper)
+    assert coarsened_step(1e-5, 200.0) == pytest.approx(1e-4, rel=1e-12)
+    assert coarsened_step(1e-6, 200.0) == pytest.approx(1e-4, rel=1e-12)  # 96 needed: 100
+    assert coarsened_step(5e-5, 200.0) == pytest.approx(1e-4, rel=1e-12)  # 1.9 needed: 2
+    assert coarsened_step(1e-5, 2e-5 * MAX_GRID_BINS) == pytest.approx(2e-5, rel=1e-12)
+    assert coarsened_step(1e-3, 200.0) == 1e-3
+
+
 def test_auto_falls_back_to_grid_and_exact_raises():
     Q = np.array([[0.31, 0.22, 0.17, 0.3], [0.12, 0.41, 0.27, 0.2]])
     auto = epsilon_composed(Q, 1e-6, 30, max_atoms=1000)
@@ -372,6 +395,18 @@ def test_closed_form_bounds_never_below_exact(m, k, frac, dp):
     assert eps_exact <= optimal_composition_epsilon(eps0, k, dp) + 1e-9
     assert eps_exact <= advanced_composition(eps0, 0.0, k, dp).epsilon + 1e-9
     assert eps_exact <= basic_composition([eps0] * k).epsilon + 1e-9
+    assert delta_composed(m, e, k).delta <= advanced_composition_delta(eps0, k, e) + 1e-12
+
+
+def test_advanced_composition_delta_inverts_drv():
+    # round trip through the DRV formula, and its caps (basic composition; the drift term)
+    for eps0, k, dp in [(0.1, 1000, 1e-6), (0.05, 200, 1e-3), (0.5, 30, 0.2)]:
+        total = advanced_composition(eps0, 0.0, k, dp).epsilon
+        if total < k * eps0:
+            assert advanced_composition_delta(eps0, k, total) == pytest.approx(dp, rel=1e-9)
+    assert advanced_composition_delta(0.1, 1000, 100.0) == 0.0  # >= k eps0: basic
+    assert advanced_composition_delta(0.1, 1000, 10.0) == 1.0  # below 1000 * 0.1 (e^0.1 - 1)
+    assert advanced_composition_delta(0.0, 5, 0.0) == 0.0
 
 
 @settings(max_examples=40, deadline=None)

@@ -21,10 +21,12 @@ import math
 
 import numpy as np
 import pytest
-from dp_accounting.pld import privacy_loss_distribution as pldlib
 
 import mechdesign as md
 from mechdesign.analysis.composition import delta_composed, epsilon_composed
+
+# installed by the test extra (so CI runs it); skipped, not an error, where it is absent
+pldlib = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 
 SLACK = 1e-12
 

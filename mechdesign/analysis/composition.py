@@ -442,10 +442,30 @@ def _exact_bracket(atoms: LossAtoms) -> _Bracket:
     return _Bracket(base, base, 0.0, 0.0, 0.0, 0.0, True, None, atoms.n_atoms, atoms.shift)
 
 
+def coarsened_step(h: float, span: float) -> float:
+    """The grid step used for a requested step ``h`` over a loss range of width ``span``.
+
+    ``h`` itself when ``span / h <= MAX_GRID_BINS``, else the smallest multiple
+    ``m h`` with ``m`` in 2, 5, 10, 20, 50, 100, ... that fits. Losses on a round grid
+    (eps = 0.1, 0.25, ...) then stay on the used grid; a step such as ``span / MAX_GRID_BINS``
+    (or ``96 h``) moves them off it and lets the rounding drift by up to a step per
+    composition (1000-fold RR(0.1) asked at ``h = 1e-6``: a bracket of width 0.096 at
+    ``96 h``, 2e-10 at ``100 h = 1e-4``).
+    """
+    need = span / (h * MAX_GRID_BINS)
+    if need <= 1.0:
+        return h
+    decade = 10.0 ** math.floor(math.log10(need))
+    for m in (1.0, 2.0, 5.0, 10.0):
+        if m * decade >= need:
+            return h * m * decade
+    return h * 10.0 * decade  # pragma: no cover (rounding of log10)
+
+
 def _grid_bracket(groups: Sequence[tuple[LossAtoms, int]], h: float) -> _Bracket:
     span = sum(c * (float(a.losses[-1] - a.losses[0]) if a.n_atoms else 0.0)
                for a, c in groups)
-    h = max(h, span / MAX_GRID_BINS)
+    h = coarsened_step(h, span)
     total = sum(c for _, c in groups)
     # snapping moves each loss by at most SNAP_TOL * h (plus the merging shift of the input
     # atoms): the pessimistic losses are moved up, the optimistic down, by the total.
@@ -550,7 +570,11 @@ class CompositionResult:
         True when computed from the exact atoms; False for the grid bracket.
     lower, upper : float
         Bracket of the solved-for quantity. Exact results have ``upper - lower`` at most the
-        displacement of merged losses (around 1e-15); grid results bracket the truth.
+        displacement of merged losses (around 1e-15); grid results bracket the truth. The
+        exact bracket does not count floating-point rounding of the matrix and of the log
+        binomials: against a 50-digit evaluation of the Kairouz-Oh-Viswanath formula,
+        binary RR composed up to 1000 times is within 7e-13 relative, 5000 times within
+        6e-12, and deep in the tail (delta near 1e-280) within 5e-10.
     reported : {"exact", "upper"}
         ``"exact"``, or ``"upper"`` when the pessimistic end of a grid bracket is reported.
     method : {"atoms", "grid"}
@@ -704,7 +728,10 @@ def compose(mechanisms: Any, k: int = 1, *, pairs: Iterable | None = None,
     method : {"auto", "exact", "grid"}
         ``"exact"`` raises :class:`~mechdesign.errors.SizeLimitError` instead of falling back.
     grid : float
-        Grid step of the fallback (coarsened to at most :data:`MAX_GRID_BINS` bins).
+        Grid step of the fallback. When the composed loss range needs more than
+        :data:`MAX_GRID_BINS` bins it is coarsened to the smallest multiple 2, 5, 10, 20,
+        ... of ``grid`` that fits (:func:`coarsened_step`); the result's ``grid_step`` says which
+        step was used.
     max_atoms : int
         Limit of the exact path.
     """
@@ -846,6 +873,29 @@ def advanced_composition(epsilon: float, delta: float, k: int,
         raise InvalidParameterError("delta_prime must be > 0, got 0.0")
     val = math.sqrt(2 * k * -math.log(dp)) * eps + k * eps * math.expm1(eps)
     return CompositionBound(val, min(1.0, k * d + dp), "advanced (Dwork-Rothblum-Vadhan)")
+
+
+def advanced_composition_delta(epsilon: float, k: int, epsilon_total: float) -> float:
+    r"""The delta' at which :func:`advanced_composition` of k pure ``epsilon``-LDP uses
+    reaches ``epsilon_total`` (its inverse, Dwork, Rothblum, Vadhan 2010), capped by basic
+    composition:
+
+    .. math:: \delta' = \exp\Big(-\frac{(\varepsilon_{tot} - k\varepsilon(e^\varepsilon - 1))^2}
+              {2k\varepsilon^2}\Big) \quad\text{when } \varepsilon_{tot} > k\varepsilon
+              (e^\varepsilon - 1),
+
+    1 (no guarantee) when ``epsilon_total`` is at most the drift term ``k eps (e^eps - 1)``,
+    and 0 when ``epsilon_total >= k eps`` (basic composition).
+    """
+    eps = check_epsilon(epsilon)
+    k = check_int(k, "k", 1)
+    total = check_epsilon(epsilon_total, "epsilon_total", allow_inf=True)
+    if total >= k * eps:
+        return 0.0
+    drift = k * eps * math.expm1(eps)
+    if total <= drift:
+        return 1.0
+    return min(1.0, math.exp(-((total - drift) / eps) ** 2 / (2 * k)))
 
 
 def _rr_kfold_atoms(epsilon: float, k: int, delta: float) -> LossAtoms:

@@ -16,6 +16,7 @@ from ..analysis.composition import (
     Composition,
     CompositionResult,
     advanced_composition,
+    advanced_composition_delta,
     compose,
     optimal_composition_delta,
     optimal_composition_epsilon,
@@ -61,8 +62,11 @@ def _bounds(eps0: float, k: int, r: CompositionResult) -> list[tuple[str, str, s
         return []
     kov = "optimal for eps0-LDP (Kairouz-Oh-Viswanath)"
     if r.solved_for == "delta":
-        return [(kov, f"epsilon = {fmt(r.epsilon)}", "delta",
-                 optimal_composition_delta(eps0, k, r.epsilon))]
+        given = f"epsilon = {fmt(r.epsilon)}"
+        return [("basic composition", given, "delta", 0.0 if r.epsilon >= k * eps0 else 1.0),
+                ("advanced (Dwork-Rothblum-Vadhan)", given, "delta",
+                 advanced_composition_delta(eps0, k, r.epsilon)),
+                (kov, given, "delta", optimal_composition_delta(eps0, k, r.epsilon))]
     d = r.delta
     rows = [("basic composition", f"delta = {fmt(d)}", "epsilon", k * eps0)]
     if d > 0:
