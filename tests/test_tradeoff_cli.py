@@ -95,3 +95,30 @@ def test_errors_are_one_line_and_exit_2(capsys, argv, match):
     assert rc == 2
     assert err.startswith("mechdesign: error:") and match in err
     assert err.count("\n") == 1
+
+
+def test_thousand_fold_rr_epsilon_and_reference_are_exact(capsys):
+    # 1000-fold RR(0.05): pure losses add, so the smallest eps with T >= f_eps is 1000 * 0.05
+    # (read off the breakpoints, T(0) = 1 - 2e-15 would give inf); the default reference is
+    # f_{eps, 1e-6} at the exact epsilon of the composition at delta = 1e-6, which the curve
+    # must dominate (Dong, Roth & Su 2022, Prop. 2.5)
+    from mechdesign import epsilon_composed, randomized_response
+    from mechdesign.analysis.tradeoff import tradeoff_dp
+
+    rc, out, _ = run(capsys, "tradeoff", "randomized_response", "k=2", "epsilon=0.05",
+                     "--k", "1000", "--json")
+    assert rc == 0
+    data = json.loads(out)
+    assert data["curve_epsilon"] == pytest.approx(50.0, rel=1e-12)
+    assert data["reference_delta"] == 1e-6
+    ref = epsilon_composed(randomized_response(2, 0.05), 1e-6, 1000).epsilon
+    assert data["reference_epsilon"] == pytest.approx(ref, rel=1e-12)
+    a = [b["alpha"] for b in data["breakpoints"]]
+    beta = [b["beta"] for b in data["breakpoints"]]
+    gap = [b - f for b, f in zip(beta, tradeoff_dp(ref, a, 1e-6), strict=True)]
+    assert min(gap) >= -1e-12
+    rc, out, _ = run(capsys, "tradeoff", "randomized_response", "k=2", "epsilon=0.05",
+                     "--k", "1000", "--delta", "0", "--json")
+    assert json.loads(out)["reference_epsilon"] == pytest.approx(50.0, rel=1e-12)
+    rc, out, err = run(capsys, "tradeoff", "warner", "p=0.7", "--delta", "2")
+    assert rc != 0 and "--delta must lie in [0, 1], got 2.0" in err

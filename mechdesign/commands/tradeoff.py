@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .. import catalog
 from ..analysis.belief_tradeoff import optimistic_function, pessimistic_function
+from ..analysis.composition import epsilon_composed
 from ..analysis.privacy import epsilon_ldp, epsilon_sldp, epsilon_wldp
 from ..analysis.tradeoff import (
     TradeoffCurve,
@@ -25,6 +26,10 @@ from .check import _describe, resolve_mechanism
 KINDS = ("auto", "ordinary", "pessimistic", "optimistic")
 
 
+REFERENCE_DELTA = 1e-6
+"""delta of the default reference ``f_{eps, delta}`` of a composed ordinary curve."""
+
+
 def _curve(m: Mechanism | EvidentialMechanism, kind: str, pair: tuple[int, int] | None,
            k: int) -> tuple[TradeoffCurve, float]:
     """The curve and the epsilon of its reference ``f_{k eps}`` (basic composition)."""
@@ -33,6 +38,18 @@ def _curve(m: Mechanism | EvidentialMechanism, kind: str, pair: tuple[int, int] 
     if kind == "pessimistic":
         return pessimistic_function(m, pair, k), k * epsilon_sldp(m)
     return optimistic_function(m, pair, k), k * epsilon_wldp(m)
+
+
+def _pure_epsilon(m: Mechanism | EvidentialMechanism, pair: tuple[int, int] | None,
+                  k: int) -> float:
+    """Exact smallest eps with ``T >= f_eps`` for the ordinary curve: k times the pure
+    epsilon of the pair (both directions) or of the mechanism (pure losses add under
+    composition). Read off the breakpoints instead, a k-fold curve's ``T(0) = 1`` carries
+    rounding of ~1e-15 and would give inf."""
+    ordinary = m.to_mechanism() if isinstance(m, EvidentialMechanism) else m
+    if pair is not None:
+        ordinary = Mechanism(ordinary.matrix[list(pair)])
+    return k * epsilon_ldp(ordinary)
 
 
 def _num(x: float) -> float | None:
@@ -48,16 +65,28 @@ def cmd_tradeoff(args: argparse.Namespace) -> int:
         raise InvalidParameterError(f"--k must be >= 1, got {args.k}")
     pair = tuple(args.pair) if args.pair is not None else None
     curve, ref_eps = _curve(m, kind, pair, args.k)
+    ref_delta = 0.0 if args.delta is None else args.delta
+    if not 0 <= ref_delta <= 1:
+        raise InvalidParameterError(f"--delta must lie in [0, 1], got {ref_delta!r}")
     if args.epsilon is not None:
         if not args.epsilon >= 0:
             raise InvalidParameterError(f"--epsilon must be >= 0, got {args.epsilon!r}")
         ref_eps = args.epsilon
-    own_eps = epsilon_of_tradeoff(curve)
-    ref = tradeoff_dp(ref_eps, curve.alphas, 0.0) if math.isfinite(ref_eps) else None
+    elif kind == "ordinary" and (args.k > 1 or ref_delta > 0):
+        # k eps is exact but uninformative for large k (1000-fold RR(0.5): f_500 hugs the
+        # axes); the exact epsilon of the composition at delta touches the curve instead
+        if args.delta is None:
+            ref_delta = REFERENCE_DELTA
+        ref_eps = epsilon_composed(m, ref_delta, args.k,
+                                   pairs=None if pair is None else [pair]).epsilon
+    own_eps = (_pure_epsilon(m, pair, args.k) if kind == "ordinary"
+               else epsilon_of_tradeoff(curve))
+    ref = tradeoff_dp(ref_eps, curve.alphas, ref_delta) if math.isfinite(ref_eps) else None
+    ref_name = "f_eps" if ref_delta == 0 else f"f_eps,delta (delta={fmt(ref_delta)})"
     if args.out:
         from ..plotting.tradeoff import plot_tradeoff
 
-        fig = plot_tradeoff({curve.label: curve}, ref_eps,
+        fig = plot_tradeoff({curve.label: curve}, ref_eps, reference_delta=ref_delta,
                             title=f"{kind} trade-off, k = {args.k}")
         out = Path(args.out)
         fig.savefig(out, dpi=120)
@@ -65,7 +94,8 @@ def cmd_tradeoff(args: argparse.Namespace) -> int:
         print(json.dumps({
             "mechanism": _describe(m), "kind": kind, "label": curve.label,
             "pair": list(pair) if pair else None, "k": args.k,
-            "reference_epsilon": _num(ref_eps), "curve_epsilon": _num(own_eps),
+            "reference_epsilon": _num(ref_eps), "reference_delta": ref_delta,
+            "curve_epsilon": _num(own_eps),
             "convex": curve.is_convex,
             "breakpoints": [{"alpha": a, "beta": b} for a, b in curve.as_rows()],
             "png": str(args.out) if args.out else None}, indent=2))
@@ -73,9 +103,9 @@ def cmd_tradeoff(args: argparse.Namespace) -> int:
     print(_describe(m))
     print(f"{kind} trade-off {curve.label}, k = {args.k}: {len(curve)} breakpoints"
           + ("" if curve.is_convex else " (not convex: no single pair has this curve)"))
-    print(f"smallest eps with curve >= f_eps: {fmt(own_eps)}; reference f_eps at eps = "
+    print(f"smallest eps with curve >= f_eps: {fmt(own_eps)}; reference {ref_name} at eps = "
           f"{fmt(ref_eps)}")
-    header = ("alpha", "beta", f"f_eps (eps={fmt(ref_eps)})")
+    header = ("alpha", "beta", f"{ref_name.split(' ')[0]} (eps={fmt(ref_eps)})")
     rows = [(fmt(a), fmt(b), fmt(float(r)) if ref is not None else "-")
             for (a, b), r in zip(curve.as_rows(),
                                  ref if ref is not None else [None] * len(curve), strict=True)]
@@ -103,7 +133,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--k", type=int, default=1, help="number of self-compositions (default 1)")
     p.add_argument("--epsilon", type=float, metavar="EPS",
                    help="epsilon of the reference f_eps (default: k times the mechanism's "
-                        "LDP / SLDP / WLDP epsilon, matching --kind)")
+                        "LDP / SLDP / WLDP epsilon, matching --kind; for an ordinary curve "
+                        "with --k > 1 or --delta, the exact epsilon of the composition at "
+                        "delta)")
+    p.add_argument("--delta", type=float, metavar="DELTA",
+                   help="delta of the reference f_{eps,delta} (default 0; 1e-6 for an "
+                        "ordinary curve with --k > 1)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--out", metavar="FILE.png", help="also write a PNG of beta against alpha")
     p.set_defaults(func=cmd_tradeoff)

@@ -20,11 +20,12 @@ REFERENCE_POINTS = 401
 
 
 def plot_tradeoff(curves: TradeoffCurve | Mapping[str, TradeoffCurve] | Sequence[TradeoffCurve],
-                  reference_epsilon: float | None = None, *, title: str = "trade-off function"
-                  ) -> Figure:
+                  reference_epsilon: float | None = None, *, reference_delta: float = 0.0,
+                  title: str = "trade-off function") -> Figure:
     r"""Draw trade-off curves ``beta = T(alpha)`` through their exact breakpoints, with the
     diagonal ``1 - alpha`` (perfect privacy) and, if ``reference_epsilon`` is given and finite,
-    ``f_eps(alpha) = max{0, 1 - e^eps alpha, e^-eps (1 - alpha)}`` dashed for reference.
+    ``f_{eps,delta}(alpha) = max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}``
+    (``delta = reference_delta``) dashed for reference.
 
     ``curves``: one :class:`~mechdesign.analysis.tradeoff.TradeoffCurve`, a list of them
     (labelled by their ``label``), or a ``{label: curve}`` mapping.
@@ -41,10 +42,15 @@ def plot_tradeoff(curves: TradeoffCurve | Mapping[str, TradeoffCurve] | Sequence
     ax = fig.add_subplot()
     ax.plot([0, 1], [1, 0], color="0.6", ls=":", lw=1, label=r"$1 - \alpha$ (perfect privacy)")
     if reference_epsilon is not None and math.isfinite(reference_epsilon):
-        kink = 1.0 / (1.0 + math.exp(reference_epsilon)) if reference_epsilon < 709 else 0.0
-        grid = np.union1d(np.linspace(0.0, 1.0, REFERENCE_POINTS), [kink])
-        ax.plot(grid, tradeoff_dp(reference_epsilon, grid), color="k", ls="--", lw=1.2,
-                label=rf"$f_\varepsilon$, $\varepsilon = {reference_epsilon:.4g}$")
+        d = reference_delta
+        kink = (1.0 - d) / (1.0 + math.exp(reference_epsilon)) if reference_epsilon < 709 \
+            else 0.0
+        grid = np.union1d(np.linspace(0.0, 1.0, REFERENCE_POINTS), [kink, 1.0 - d])
+        label = (rf"$f_\varepsilon$, $\varepsilon = {reference_epsilon:.4g}$" if d == 0 else
+                 rf"$f_{{\varepsilon,\delta}}$, $\varepsilon = {reference_epsilon:.4g}$, "
+                 rf"$\delta = {d:.2g}$")
+        ax.plot(grid, tradeoff_dp(reference_epsilon, grid, d), color="k", ls="--", lw=1.2,
+                label=label)
     for label, c in items:
         ax.plot(c.alphas, c.betas, lw=1.8, marker="." if len(c) <= 60 else None, label=label)
     ax.set_xlim(0, 1)
