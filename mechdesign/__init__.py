@@ -116,6 +116,7 @@ from .analysis.tradeoff import (
     tradeoff_gaussian,
 )
 from .analysis.verify import Verification, verify_exact
+from .analysis.warner_comparison import WarnerComparison, compare_warner
 from .catalog import (
     deletion_counterexample,
     dont_know,
@@ -221,6 +222,7 @@ __all__ = [
     "UncertifiedDesignError",
     "ValidationError",
     "Verification",
+    "WarnerComparison",
     "WorstCaseLoss",
     "advanced_composition",
     "advanced_composition_delta",
@@ -232,6 +234,7 @@ __all__ = [
     "basic_composition",
     "belief_composition",
     "binomial_inverse_moment",
+    "compare_warner",
     "compose",
     "compose_evidential",
     "convex_conjugate",

@@ -25,6 +25,7 @@ from mechdesign.analysis.estimation import (
     variance_dont_know,
     variance_warner,
 )
+from mechdesign.analysis.warner_comparison import compare_warner
 from mechdesign.errors import InvalidParameterError
 
 
@@ -182,8 +183,26 @@ def test_dont_know_analysis_bad_input(kwargs, needle):
     (lambda: shafer_grid([1.2], [1.0], 0.3, 10, reps=0), "1.2"),
     (lambda: shafer_grid([0.8], [0.0], 0.3, 10, reps=0), "0.0"),
     (lambda: shafer_grid([0.8], [1.0], 0.3, 10, reps=1), "1"),
+    (lambda: compare_warner(reps=1), "got 1"),
+    (lambda: compare_warner(fig3_dont_know=1.0, reps=0), "1.0"),
+    (lambda: compare_warner(cs=[1.5], reps=0), "1.5"),
+    (lambda: compare_warner(p=0.4, reps=0), "0.4"),
+    (lambda: compare_warner(reps=0, workers=0), "workers"),
 ])
 def test_grid_bad_input(call, needle):
     with pytest.raises(InvalidParameterError) as info:
         call()
     assert needle in str(info.value)
+
+
+def test_compare_warner_progress_counts_every_simulated_point(capsys):
+    c = compare_warner(cs=[1.0], epsilons=[1.0, 2.0], fig3_n=[10], reps=20, seed=2,
+                       progress=True)
+    err = capsys.readouterr().err
+    total = 1 + 5 + 2 + 2  # Q_2x3, the Q_lambda path, Figs 1-2, Fig. 3
+    assert err == "".join(f"\rcompare-warner: simulated point {i}/{total}"
+                          for i in range(1, total + 1)) + "\n"
+    assert len(c.fig12) == len(c.fig3) == 2 and all(pt.simulated for pt in c.fig12)
+    quiet = compare_warner(cs=[1.0], epsilons=[1.0, 2.0], fig3_n=[10], reps=20, seed=2)
+    assert capsys.readouterr().err == ""
+    assert quiet.rows == c.rows  # progress changes nothing else

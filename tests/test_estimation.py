@@ -36,6 +36,7 @@ from mechdesign.analysis.estimation import (
     variance_q_lambda,
     variance_warner,
 )
+from mechdesign.analysis.simulation import simulate, simulate_dont_know
 from mechdesign.errors import InvalidMechanismError, InvalidParameterError
 
 
@@ -253,6 +254,50 @@ def test_binary_estimators_return_nan_when_undefined():
     assert np.isnan(estimate_q_lambda([[0, 0]], 0.6, 0.2, 0.5)[0])
     out = estimate_dont_know([[0, 0, 5], [3, 1, 1]], 0.6, 0.2)
     assert np.isnan(out[0]) and out[1] == pytest.approx((0.6 * 3 - 0.2) / (0.4 * 4))
+
+
+def test_k_ary_estimators_on_uninformative_counts_give_the_unconditional_value():
+    # Documented in estimate_inverse / estimate_projected / estimate_mle: counts only on the
+    # "don't know" message (column (0.2, 0.2), no information) are NOT NaN for the k-ary
+    # estimators. Inverse: L = pinv(Q) (Q Q^T symmetric under swapping the inputs) has
+    # "don't know" row (0.5, 0.5) (inverse_matrix prints [[1.75, -.75], [-.75, 1.75],
+    # [.5, .5]]); MLE: the likelihood is constant in pi, EM stays at its uniform start.
+    # Only n = 0 is NaN; the paper's conditional estimator is NaN on both.
+    dk = md.dont_know(0.6, 0.2)
+    counts = [[0, 0, 5], [0, 0, 0]]
+    for est in (estimate_inverse, estimate_projected, estimate_mle):
+        out = est(dk, counts)
+        np.testing.assert_allclose(out[0], [0.5, 0.5], rtol=0, atol=1e-15)
+        assert np.isnan(out[1]).all()
+    np.testing.assert_allclose(inverse_matrix(dk)[2], [0.5, 0.5], atol=1e-15)
+    assert np.isnan(estimate_dont_know(counts, 0.6, 0.2)).all()
+    # with n1 + n2 > 0 the 2-input MLE is the paper's estimator clipped to [0, 1]
+    some = np.array(list(compositions(6, 3)))
+    some = some[some[:, 0] + some[:, 1] > 0]
+    np.testing.assert_allclose(estimate_mle(dk, some)[:, 0],
+                               np.clip(estimate_dont_know(some, 0.6, 0.2), 0, 1), atol=1e-9)
+
+
+def test_simulating_k_ary_estimators_of_dont_know_gives_the_unconditional_mse():
+    # So simulate(dk, "mle" | "inverse") redraws nothing and estimates the unconditional MSE
+    # (exact values by enumeration over all count vectors), not Thm 3.10's conditional
+    # variance, which simulate_dont_know estimates (it redraws the n1 + n2 = 0 surveys).
+    dk, pi, n, reps = md.dont_know(0.6, 0.2), 0.3, 2, 4000
+    counts = np.array(list(compositions(n, 3)))
+    w = stats.multinomial.pmf(counts, n, np.array([pi, 1 - pi]) @ dk.to_mechanism().matrix)
+    for name, est in (("inverse", estimate_inverse), ("mle", estimate_mle)):
+        exact = float(w @ (est(dk, counts)[:, 0] - pi) ** 2)  # 0.605 and 0.170
+        sim = simulate(dk, name, pi, n, reps, seed=3)
+        assert sim.redrawn == 0
+        assert abs(sim.mse - exact) <= 4 * sim.stderr
+    np.testing.assert_allclose(w @ (estimate_inverse(dk, counts)[:, 0] - pi) ** 2,
+                               covariance_inverse(dk, [pi, 1 - pi], n)[0, 0], rtol=1e-12)
+    conditional = simulate_dont_know(0.6, 0.2, pi, n, reps, seed=3)
+    assert conditional.redrawn > 0  # P(n1 + n2 = 0) = 0.2^2
+    assert abs(conditional.mse - variance_dont_know(0.6, 0.2, pi, n)) <= 4 * conditional.stderr
+    # Thm 3.10: [-(pi - 1/2)^2 + c^2 / (4 (p - q)^2)] A = (1 - 0.04) * 2/3 = 0.64, with
+    # A = E[1/M | M > 0], M ~ Bin(2, 0.8): (0.32 / 1 + 0.64 / 2) / 0.96 = 2/3
+    assert variance_dont_know(0.6, 0.2, pi, n) == pytest.approx(0.64, rel=1e-12)
 
 
 # ----------------------------------------------------------------------------- k-ary estimators

@@ -20,7 +20,7 @@ runs from ``(eps^O, nu^W)`` at lambda = 0 to ``(eps^W, nu^O)`` at lambda = 1 (Fi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -31,6 +31,7 @@ from scipy.special import expit
 from .._validation import check_int, check_probability
 from ..catalog import dont_know, q_lambda
 from ..errors import InvalidParameterError
+from .belief_tradeoff import optimistic_function, pessimistic_function
 from .estimation import (
     _as_prob_array,
     binomial_inverse_moment,
@@ -42,6 +43,7 @@ from .estimation import (
 )
 from .privacy import epsilon_ldp, epsilon_sldp, epsilon_wldp
 from .simulation import SimulationResult, _as_seed_sequence, simulate, simulate_dont_know
+from .tradeoff import tradeoff_function_dp
 
 FIGURE_C = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
 """The c = p + q grid used when the paper is silent (``belief_ldp.md`` s.5)."""
@@ -282,7 +284,8 @@ class ShaferPoint:
 
 
 def shafer_grid(cs: Sequence[float], epsilons: Sequence[float], pi: float,
-                n: int | Sequence[int], reps: int = 1000, seed: Any = None,
+                n: int | Sequence[int], reps: int = 1000, seed: Any = None, *,
+                on_point: Callable[[], None] | None = None,
                 **options: Any) -> tuple[ShaferPoint, ...]:
     r"""Closed-form (exact and approximate A) and simulated ``nu^S`` on a (c, n, eps) grid.
 
@@ -291,7 +294,8 @@ def shafer_grid(cs: Sequence[float], epsilons: Sequence[float], pi: float,
     approximate A, and, when ``reps > 0``,
     :func:`~mechdesign.analysis.simulation.simulate_dont_know` with its own child of
     ``SeedSequence(seed)`` (so each point is reproducible on its own). ``options`` go to the
-    simulator. Points come in the order c, n, eps.
+    simulator. Points come in the order c, n, eps. ``on_point`` (optional) is called after
+    each simulated point (progress reporting).
     """
     ns = [n] if isinstance(n, int | np.integer) else list(n)
     ns = [check_int(v, "n", 1) for v in ns]
@@ -310,7 +314,11 @@ def shafer_grid(cs: Sequence[float], epsilons: Sequence[float], pi: float,
     out = []
     for (c, nn, e), ss in zip(settings, seeds, strict=True):
         p, q = dont_know_from_c_eps(c, e)
-        sim = simulate_dont_know(p, q, pi, nn, reps, ss, **options) if reps else None
+        sim = None
+        if reps:
+            sim = simulate_dont_know(p, q, pi, nn, reps, ss, **options)
+            if on_point is not None:
+                on_point()
         out.append(ShaferPoint(
             c=c, epsilon=e, n=nn, p=p, q=q,
             variance=float(variance_dont_know(p, q, pi, nn, exact=True)),
@@ -330,14 +338,16 @@ class PathPoint:
 
 
 def simulate_path(analysis: DontKnowAnalysis, lambdas: Sequence[float], reps: int = 1000,
-                  seed: Any = None, **options: Any) -> tuple[PathPoint, ...]:
+                  seed: Any = None, *, on_point: Callable[[], None] | None = None,
+                  **options: Any) -> tuple[PathPoint, ...]:
     r"""Simulate the unbiased Q_lambda estimator at each lambda (Fig. 5's simulated points).
 
     Each ``Q_lambda = q_lambda(p, q, lam)`` survey is answered with
     :func:`~mechdesign.analysis.estimation.estimate_q_lambda`; its MSE estimates
     ``nu_lambda`` (:func:`~mechdesign.analysis.estimation.variance_q_lambda`). Each lambda
     gets its own child of ``SeedSequence(seed)``; ``options`` go to
-    :func:`~mechdesign.analysis.simulation.simulate`.
+    :func:`~mechdesign.analysis.simulation.simulate`. ``on_point`` (optional) is called after
+    each simulated lambda (progress reporting).
     """
     lam = _as_prob_array(lambdas, "lambdas").ravel()
     reps = check_int(reps, "reps", 2)
@@ -349,4 +359,24 @@ def simulate_path(analysis: DontKnowAnalysis, lambdas: Sequence[float], reps: in
         sim = simulate(q_lambda(a.p, a.q, value), est, a.pi, a.n, reps, ss, **options)
         out.append(PathPoint(value, float(epsilon_q_lambda(a.p, a.q, value)),
                              float(variance_q_lambda(a.p, a.q, value, a.pi, a.n)), sim))
+        if on_point is not None:
+            on_point()
     return tuple(out)
+
+
+def figure_4_curves(p: float, q: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    r"""Fig. 4: trade-off curves ``{label: (alpha, beta)}`` of Q_2x3(p, q) (Li et al. 2022,
+    Thm 3.18 and Cor 3.19; ``belief_ldp.md`` s.3).
+
+    ``f_eps`` and ``f_2eps`` (:func:`~mechdesign.analysis.tradeoff.tradeoff_function_dp`) at
+    the mechanism's WLDP epsilon, against the pessimistic and optimistic curves ``T^pe``,
+    ``T^op`` (:mod:`~mechdesign.analysis.belief_tradeoff`) and their 2-fold versions
+    ``T^pe_2``, ``T^op_2``. The labels are the keys, in drawing order; draw them with
+    :func:`mechdesign.plotting.figure_4`.
+    """
+    dk = dont_know(p, q)
+    eps = epsilon_wldp(dk)
+    curves = {"f_eps": tradeoff_function_dp(eps), "f_2eps": tradeoff_function_dp(2 * eps),
+              "T^pe": pessimistic_function(dk), "T^op": optimistic_function(dk),
+              "T^pe_2": pessimistic_function(dk, k=2), "T^op_2": optimistic_function(dk, k=2)}
+    return {label: (c.alphas, c.betas) for label, c in curves.items()}

@@ -13,8 +13,13 @@ Three families:
 
 Counts are arrays of shape ``(..., m)``: one count per output (for Q_2x3 the order is
 ``(n1, n2, n3)`` = Yes, No, "don't know"), and every estimator is vectorised over the leading
-axes, so a batch of simulated surveys is one call. An estimator that is undefined on a count
-vector (no respondent, or ``n1 + n2 = 0`` for Q_2x3) returns NaN there, never a silent 0.
+axes, so a batch of simulated surveys is one call. Where an estimator is undefined it returns
+NaN, never a silent 0: the paper's binary estimators where ``n = 0`` (and, for Q_2x3, where
+``n1 + n2 = 0``, the conditional estimator of Thm 3.10); the k-ary estimators only where
+``n = 0``. On counts that fall only on outputs carrying no information (a column of Q equal
+for every input, such as "don't know" in Q_2x3) the k-ary estimators are defined and return a
+value fixed by Q, not by the data (e.g. ``[0.5, 0.5]`` for ``dont_know(0.6, 0.2)`` with
+counts ``(0, 0, 5)``): the unconditional convention, see :func:`estimate_inverse`.
 """
 
 from __future__ import annotations
@@ -172,7 +177,8 @@ def binomial_inverse_moment(n: int, c: Any, exact: bool = True) -> float | np.nd
     exact : bool
         ``True`` (default): the finite sum, evaluated in log space over the window where the
         binomial pmf is non-negligible, with the mass left out bounded (through log-concavity)
-        below :data:`INVERSE_MOMENT_RTOL` of the sum; ``n = 10**6`` takes about a millisecond.
+        below :data:`INVERSE_MOMENT_RTOL` of the sum; ``n = 10**6`` takes 0.4-0.9 ms
+        (measured, best of 7 x 100 calls, for c from 0.1 to 0.99).
         ``False``: the seed's approximation ``1 / ((n + 1) c - 1)`` (always slightly low, about
         -3% at ``n = 10, c = 0.5``); it has no meaning when ``(n + 1) c <= 1`` and returns NaN
         there.
@@ -424,6 +430,21 @@ def estimate_inverse(mechanism: Any, counts: Any) -> np.ndarray:
     -------
     ndarray, shape (..., k)
         NaN rows where ``n = 0``.
+
+    Notes
+    -----
+    Counts that carry no information. When every count falls on outputs whose column of Q
+    is the same for every input (the "don't know" message of ``md.dont_know(0.6, 0.2)``,
+    column ``(0.2, 0.2)``), the data say nothing about pi, yet the estimate is defined (not
+    NaN): ``f @ L`` for those frequencies, a value fixed by Q alone. For
+    ``md.dont_know(0.6, 0.2)`` read as a 3-output mechanism, counts ``(0, 0, 5)`` give
+    ``[0.5, 0.5]``. This keeps the estimator unbiased over ALL surveys (the unconditional
+    estimate); it is not the paper's Q_2x3 estimator (Li et al. 2022, Thm 3.10), which
+    conditions on ``n1 + n2 > 0``, ignores ``n3`` and is NaN on such counts
+    (:func:`estimate_dont_know`). Consequently ``simulate(dk, "inverse", ...)`` never redraws
+    a survey and estimates the unconditional MSE (:func:`covariance_inverse`), not
+    Thm 3.10's conditional variance: use
+    :func:`~mechdesign.analysis.simulation.simulate_dont_know` for that.
     """
     mech = as_mechanism(mechanism)
     L = inverse_matrix(mech)
@@ -481,6 +502,13 @@ def estimate_projected(mechanism: Any, counts: Any) -> np.ndarray:
 
     A distribution, biased near the boundary of the simplex. Shape ``(..., k)``; NaN rows
     where ``n = 0``.
+
+    Counts that fall only on outputs carrying no information (a column of Q equal for every
+    input) give the projection of the inverse estimate there, a value fixed by Q, not NaN:
+    ``[0.5, 0.5]`` for ``md.dont_know(0.6, 0.2)`` with counts ``(0, 0, 5)`` (see
+    :func:`estimate_inverse`). ``simulate(dk, "projected", ...)`` therefore estimates an
+    unconditional MSE, not Thm 3.10's conditional variance
+    (:func:`~mechdesign.analysis.simulation.simulate_dont_know`).
     """
     return project_simplex(estimate_inverse(mechanism, counts))
 
@@ -614,6 +642,16 @@ def estimate_mle(mechanism: Any, counts: Any, *, tol: float = 1e-10,
     ndarray, shape (..., k)
         NaN rows where ``n = 0``. For 2 inputs this is the unconstrained MLE clipped to
         [0, 1] (the likelihood is concave in pi).
+
+        Counts that fall only on outputs carrying no information (a column of Q equal for
+        every input) make the likelihood constant in pi: every prior maximises it, and the
+        EM starting point, the uniform distribution, is returned (not NaN). For
+        ``md.dont_know(0.6, 0.2)`` read as a 3-output mechanism, counts ``(0, 0, 5)`` give
+        ``[0.5, 0.5]``; with ``n1 + n2 > 0`` the result is the paper's estimator
+        (:func:`estimate_dont_know`) clipped to [0, 1]. So ``simulate(dk, "mle", ...)``
+        redraws no survey and estimates the unconditional MSE of that clipped estimator,
+        not Thm 3.10's conditional variance: use
+        :func:`~mechdesign.analysis.simulation.simulate_dont_know` for that.
 
     Raises
     ------

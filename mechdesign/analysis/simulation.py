@@ -198,7 +198,11 @@ def simulate(mechanism: Any, estimator: str | Callable, pi: Any, n: int, reps: i
         count array of shape ``(r, m)`` to estimates of shape ``(r,)`` (scalar pi) or
         ``(r, k)`` (vector pi), NaN where undefined. With processes (``workers > 1`` or a
         process executor) it must be picklable: a module-level function or a
-        ``functools.partial`` of one, not a lambda.
+        ``functools.partial`` of one, not a lambda. The named estimators are NaN only where
+        ``n = 0`` (on counts that carry no information they return a value fixed by Q), so
+        nothing is redrawn: for Q_2x3 ``simulate(dk, "mle" | "inverse", ...)`` estimates the
+        unconditional MSE, not Thm 3.10's conditional variance (use
+        :func:`simulate_dont_know`).
     pi : float or array_like
         The true frequencies: a vector of length k, or for 2 inputs a float, the proportion
         of input 0 (then a named estimator's first coordinate is scored).

@@ -3,8 +3,10 @@
 Prints, for one Q_2x3(p, q), the Shafer, Walley and optimal trade-offs (Li et al. 2022, s.4 of
 ``reference/belief_ldp.md``) with the exact and the approximate A of Thm 3.10 and simulated
 MSEs with standard errors; then the same on the (c, eps) grid of Figs 1-2 and the (n, eps)
-grid of Fig. 3. With ``--out DIR`` it writes fig1.png, fig2.png, fig3.png and fig5.png
-(fig4.png: the trade-off curves of :func:`figure_4_curves`).
+grid of Fig. 3. With ``--out DIR`` it writes fig1.png ... fig5.png (Fig. 4: the trade-off
+curves of Q_2x3). The numbers come from
+:func:`~mechdesign.analysis.warner_comparison.compare_warner` and the figures from
+:func:`~mechdesign.plotting.warner.write_figures`; this module parses and formats.
 """
 
 from __future__ import annotations
@@ -12,14 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..analysis.belief_tradeoff import optimistic_function, pessimistic_function
 from ..analysis.dont_know import (
     FIGURE3_DONT_KNOW,
     FIGURE3_N,
@@ -27,37 +25,12 @@ from ..analysis.dont_know import (
     FIGURE_EPSILONS,
     FIGURE_N,
     FIGURE_PI,
-    PathPoint,
     ShaferPoint,
-    dont_know_analysis,
-    epsilon_q_lambda,
-    shafer_grid,
-    simulate_path,
 )
-from ..analysis.estimation import variance_dont_know, variance_q_lambda
-from ..analysis.privacy import epsilon_wldp
-from ..analysis.simulation import SimulationResult, simulate_dont_know
-from ..analysis.tradeoff import tradeoff_function_dp
-from ..catalog import dont_know
+from ..analysis.simulation import SimulationResult
+from ..analysis.warner_comparison import ComparisonRow, WarnerComparison, compare_warner
 from ..errors import InvalidParameterError
 from ._output import fmt, print_table
-
-PATH_LAMBDAS = (0.0, 0.25, 0.5, 0.75, 1.0)
-"""Q_lambda mechanisms simulated for the table and Fig. 5."""
-
-
-def figure_4_curves(p: float, q: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Fig. 4: trade-off curves ``{label: (alpha, beta)}`` of Q_2x3(p, q) (Thm 3.18, Cor 3.19).
-
-    f_eps and f_2eps at the mechanism's WLDP epsilon, against the optimistic and pessimistic
-    curves T^op, T^pe and their 2-fold versions (``belief_ldp.md`` s.3).
-    """
-    dk = dont_know(p, q)
-    eps = epsilon_wldp(dk)
-    curves = {"f_eps": tradeoff_function_dp(eps), "f_2eps": tradeoff_function_dp(2 * eps),
-              "T^pe": pessimistic_function(dk), "T^op": optimistic_function(dk),
-              "T^pe_2": pessimistic_function(dk, k=2), "T^op_2": optimistic_function(dk, k=2)}
-    return {label: (c.alphas, c.betas) for label, c in curves.items()}
 
 
 def _fmt(x: float, digits: int = 6) -> str:
@@ -108,31 +81,8 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InvalidParameterError(f"--seed must be >= 0, got {args.seed}")
 
 
-def _single_rows(args: argparse.Namespace, seeds: list, sim: dict
-                 ) -> tuple[list[dict], Any, tuple]:
-    """Rows of the one-mechanism table, the analysis record and the Fig. 5 simulations."""
-    a = dont_know_analysis(args.p, args.q, args.pi, args.n)
-    approx = float(variance_dont_know(args.p, args.q, args.pi, args.n, exact=False))
-    sim_s = (simulate_dont_know(args.p, args.q, args.pi, args.n, args.reps, seeds[0],
-                                **sim) if args.reps else None)
-    path: tuple[PathPoint, ...] = ()
-    if args.reps:
-        path = simulate_path(a, PATH_LAMBDAS, args.reps, seeds[1], **sim)
-    rows = [{"mechanism": f"Q_2x3({args.p:g}, {args.q:g})", "semantics": "Shafer",
-             "epsilon": a.epsilon_shafer, "variance_exact_A": a.variance_shafer,
-             "variance_approx_A": approx, "simulated": sim_s}]
-    by_lam = {pt.lam: pt for pt in path}
-    labels = {0.0: ("Q_0 = warner(p)", "Walley (nu^W) / optimal eps^O"),
-              1.0: ("Q_1 = warner(1-q)", "Walley eps^W / optimal (nu^O)")}
-    for lam in PATH_LAMBDAS:
-        mech, sem = labels.get(lam, (f"Q_lambda, lambda = {lam:g}", "Walley completion"))
-        var = float(variance_q_lambda(args.p, args.q, lam, args.pi, args.n))
-        pt = by_lam.get(lam)
-        rows.append({"mechanism": mech, "semantics": sem,
-                     "epsilon": float(epsilon_q_lambda(args.p, args.q, lam)),
-                     "variance_exact_A": var, "variance_approx_A": var,
-                     "simulated": pt.simulated if pt else None})
-    return rows, a, (path, sim_s)
+def _mechanism_rows(rows: tuple[ComparisonRow, ...]) -> list[dict]:
+    return [dict(r.__dict__) for r in rows]
 
 
 def _grid_rows(points: tuple[ShaferPoint, ...], figure: str) -> list[dict]:
@@ -150,70 +100,60 @@ def _table_cells(row: dict) -> tuple[str, ...]:
             f"{_z(sim, ex):+.2f}" if sim else "-")
 
 
-def cmd_compare_warner(args: argparse.Namespace) -> int:
-    _check_args(args)
-    root = np.random.SeedSequence(args.seed)
-    seeds = root.spawn(4)
-    # one process pool for every simulation (each call would otherwise start its own)
-    with ExitStack() as stack:
-        sim: dict[str, Any] = {}
-        if args.workers > 1:
-            sim["executor"] = stack.enter_context(ProcessPoolExecutor(args.workers))
-        rows, analysis, (path, sim_s) = _single_rows(args, seeds[:2], sim)
-        fig12 = shafer_grid(args.c, args.eps, args.pi, args.n, args.reps, seeds[2], **sim)
-        fig3 = shafer_grid([1.0 - args.fig3_dont_know], args.eps, args.pi, args.fig3_n,
-                           args.reps, seeds[3], **sim)
-    grid = _grid_rows(fig12, "1-2") + _grid_rows(fig3, "3")
-
-    written: list[str] = []
-    if args.out:
-        from ..plotting.warner import figure_1, figure_2, figure_3, figure_4, figure_5
-
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        figs = {"fig1.png": figure_1(fig12, args.pi), "fig2.png": figure_2(fig12, args.pi),
-                "fig3.png": figure_3(fig3, args.pi),
-                "fig5.png": figure_5(analysis, path, sim_s)}
-        figs["fig4.png"] = figure_4(figure_4_curves(args.p, args.q))
-        for name, fig in sorted(figs.items()):
-            path_out = out / name
-            fig.savefig(path_out, dpi=120)
-            written.append(str(path_out))
-
-    if args.json:
-        def clean(r: dict) -> dict:
-            return {k: (_sim_dict(v) if k == "simulated" else _num(v)) for k, v in r.items()}
-        print(json.dumps({
-            "parameters": {"p": args.p, "q": args.q, "pi": args.pi, "n": args.n,
-                           "c": list(args.c), "eps": list(args.eps),
-                           "fig3_n": list(args.fig3_n), "fig3_dont_know": args.fig3_dont_know,
-                           "reps": args.reps, "seed": root.entropy},
-            "analysis": {k: _num(v) for k, v in analysis.as_dict().items()
-                         if k not in ("lambdas", "epsilon_lambda", "variance_lambda",
-                                      "rectangle")},
-            "rectangle": {k: _num(v) for k, v in analysis.rectangle.__dict__.items()},
-            "mechanism": [clean(r) for r in rows],
-            "grid": [clean(r) for r in grid],
-            "figures": written}, indent=2))
-        return 0
-
-    print(f"Warner versus \"don't know\": pi = {args.pi:g}, n = {args.n}, reps = {args.reps}, "
-          f"seed = {root.entropy}")
+def print_comparison(comparison: WarnerComparison) -> None:
+    """The tables of ``compare-warner``: the one-mechanism table, the Fig. 5 rectangle, and
+    the Figs 1-3 grid (exact A, approximate A, simulated MSE with s.e. and z-score)."""
+    c = comparison
+    print(f"Warner versus \"don't know\": pi = {c.pi:g}, n = {c.n}, reps = {c.reps}, "
+          f"seed = {c.seed}")
     print("variance: exact A = E[1/M | M > 0] (Thm 3.10) and the seed's A ~ 1/((n+1)c - 1); "
           "simulated: MSE over the surveys, s.e. of the MSE, z = (MSE - exact)/s.e.")
     print()
     hdr = ("mechanism", "semantics", "epsilon", "exact A", "approx A", "approx/exact-1",
            "simulated", "s.e.", "z")
     print_table([(r["mechanism"], r["semantics"], _fmt(r["epsilon"]), *_table_cells(r))
-                 for r in rows], hdr)
-    r = analysis.rectangle
+                 for r in _mechanism_rows(c.rows)], hdr)
+    r = c.analysis.rectangle
     print(f"Fig. 5 rectangle: eps in [{_fmt(r.epsilon_low)}, {_fmt(r.epsilon_high)}], "
           f"nu in [{_fmt(r.variance_low)}, {_fmt(r.variance_high)}]")
     print()
     hdr = ("fig", "c", "n", "epsilon", "p", "q", "exact A", "approx A", "approx/exact-1",
            "simulated", "s.e.", "z")
+    grid = _grid_rows(c.fig12, "1-2") + _grid_rows(c.fig3, "3")
     print_table([(g["figure"], f"{g['c']:g}", str(g["n"]), f"{g['epsilon']:g}",
                   _fmt(g["p"], 5), _fmt(g["q"], 5), *_table_cells(g)) for g in grid], hdr)
+
+
+def cmd_compare_warner(args: argparse.Namespace) -> int:
+    _check_args(args)
+    c = compare_warner(args.p, args.q, args.pi, args.n, args.c, args.eps, args.fig3_n,
+                       args.fig3_dont_know, args.reps, args.seed, workers=args.workers,
+                       progress=not (args.json or args.no_progress))
+    written: list[str] = []
+    if args.out:
+        from ..plotting.warner import write_figures
+
+        written = [str(path) for path in write_figures(c, args.out)]
+
+    if args.json:
+        def clean(r: dict) -> dict:
+            return {k: (_sim_dict(v) if k == "simulated" else _num(v)) for k, v in r.items()}
+        a = c.analysis
+        print(json.dumps({
+            "parameters": {"p": c.p, "q": c.q, "pi": c.pi, "n": c.n,
+                           "c": list(args.c), "eps": list(args.eps),
+                           "fig3_n": list(args.fig3_n), "fig3_dont_know": args.fig3_dont_know,
+                           "reps": c.reps, "seed": c.seed},
+            "analysis": {k: _num(v) for k, v in a.as_dict().items()
+                         if k not in ("lambdas", "epsilon_lambda", "variance_lambda",
+                                      "rectangle")},
+            "rectangle": {k: _num(v) for k, v in a.rectangle.__dict__.items()},
+            "mechanism": [clean(r) for r in _mechanism_rows(c.rows)],
+            "grid": [clean(r) for r in _grid_rows(c.fig12, "1-2") + _grid_rows(c.fig3, "3")],
+            "figures": written}, indent=2))
+        return 0
+
+    print_comparison(c)
     for name in written:
         print(f"wrote {name}")
     return 0
@@ -226,7 +166,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Compare Warner's randomized response with the \"don't know\" mechanism "
                     "Q_2x3(p, q) of Li et al. 2022: Shafer, Walley and optimal privacy losses, "
                     "Thm 3.10 with the exact and the approximate A, simulated MSEs with "
-                    "standard errors, and (with --out) PNGs of Figs 1, 2, 3 and 5. "
+                    "standard errors, and (with --out) PNGs of the paper's Figs 1 to 5 "
+                    "(Fig. 4: the trade-off curves of Q_2x3). Progress of the simulations "
+                    "goes to stderr unless --json or --no-progress. "
                     "Defaults where the paper is silent: pi = 0.3, n = 100, "
                     "c in {1, .9, .8, .7, .6, .5}, eps in (0, 4].")
     cmd.add_argument("--p", type=float, default=0.6,
@@ -252,6 +194,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="root seed (default: fresh entropy, printed so a run can be repeated)")
     cmd.add_argument("--workers", type=int, default=1,
                      help="processes for the simulations (results do not depend on it)")
-    cmd.add_argument("--out", metavar="DIR", help="write fig1.png, fig2.png, fig3.png, fig5.png")
-    cmd.add_argument("--json", action="store_true", help="machine-readable output")
+    cmd.add_argument("--out", metavar="DIR",
+                     help="write fig1.png, fig2.png, fig3.png, fig4.png and fig5.png there")
+    cmd.add_argument("--json", action="store_true",
+                     help="machine-readable output (no progress line)")
+    cmd.add_argument("--no-progress", action="store_true",
+                     help="do not write 'simulated point i/N' progress to stderr (shown by "
+                          "default without --json)")
     cmd.set_defaults(func=cmd_compare_warner)

@@ -8,14 +8,19 @@ simulated surveys) are drawn with error bars of two standard errors of the MSE.
 * :func:`figure_1`: eps^S against nu^S for several c = p + q (c = 1 is Warner, black).
 * :func:`figure_2`: Warner is the lower envelope of all Q_2x3 trade-offs, at every eps.
 * :func:`figure_3`: the effect of the sample size n with 1 - p - q = 0.1.
-* :func:`figure_4`: trade-off functions (HOOK: the curves come from
-  ``mechdesign.analysis.tradeoff``, written elsewhere; this only draws what it is given).
+* :func:`figure_4`: the trade-off functions f_eps, f_2eps, T^op, T^pe of Q_2x3 and their
+  2-fold versions (curves from :func:`~mechdesign.analysis.dont_know.figure_4_curves`).
 * :func:`figure_5`: the Shafer, Walley and optimal trade-offs, the rectangle and Q_lambda.
+* :func:`write_figures`: fig1.png ... fig5.png of a
+  :class:`~mechdesign.analysis.warner_comparison.WarnerComparison` (what
+  ``mechdesign compare-warner --out DIR`` writes).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -26,10 +31,12 @@ from ..analysis.dont_know import (
     DontKnowAnalysis,
     PathPoint,
     ShaferPoint,
+    figure_4_curves,
     shafer_variance_curve,
 )
 from ..analysis.estimation import variance_dont_know, variance_warner
 from ..analysis.simulation import SimulationResult
+from ..analysis.warner_comparison import WarnerComparison
 from ..errors import InvalidParameterError
 
 CURVE_EPSILONS = np.linspace(0.1, 4.0, 300)
@@ -194,12 +201,16 @@ def figure_3(points: Sequence[ShaferPoint], pi: float, *, exact: bool = True) ->
     colors = _colors(ns, black_first=False)
     fig = Figure(figsize=(11, 4.6), layout="constrained")
     axes = fig.subplots(1, 2)
+    # linear panel: from 0 to the highest curve value at eps = 0.5 or error bar top
     top = 0.0
+    for pt in points:
+        top = max(top, float(shafer_variance_curve(c, 0.5, pi, pt.n, exact=exact)))
+        if pt.simulated is not None:
+            top = max(top, pt.simulated.mse + ERRORBAR_SE * pt.simulated.stderr)
     for ax, scale in zip(axes, ("linear", "log"), strict=True):
         for nn in ns:
             curve = shafer_variance_curve(c, CURVE_EPSILONS, pi, nn, exact=exact)
             ax.plot(CURVE_EPSILONS, curve, color=colors[nn], lw=1.6, label=f"n = {nn}")
-            top = max(top, float(shafer_variance_curve(c, 0.5, pi, nn, exact=exact)))
             for pt in by_n[nn]:
                 if pt.simulated is not None:
                     _errorbar(ax, pt.epsilon, pt.simulated, colors[nn])
@@ -215,29 +226,58 @@ def figure_3(points: Sequence[ShaferPoint], pi: float, *, exact: bool = True) ->
     return fig
 
 
+_FIG4_STYLE = {
+    "f_eps": {"color": "black", "ls": "--", "label": r"$f_\varepsilon$"},
+    "f_2eps": {"color": "0.45", "ls": "-.", "label": r"$f_{2\varepsilon}$"},
+    "T^pe": {"label": r"$T^{pe}$"},
+    "T^op": {"label": r"$T^{op}$"},
+    "T^pe_2": {"label": r"$T^{pe}_2$ (2-fold)"},
+    "T^op_2": {"label": r"$T^{op}_2$ (2-fold)"},
+}
+"""Fig. 4 styles by label: the two reference curves get distinguishable black/grey dashes."""
+
+_REFERENCE_DASHES = ("--", "-.", (0, (1, 1)), (0, (5, 1, 1, 1, 1, 1)))
+
+
+def figure_4_title(p: float, q: float, epsilon: float) -> str:
+    r"""``Fig. 4: Q_2x3(p, q), eps = ln r`` (``r = e^eps`` shown when eps is finite)."""
+    if math.isfinite(epsilon):
+        eps = rf"$\varepsilon$ = ln {math.exp(epsilon):.4g} = {epsilon:.4g}"
+    else:
+        eps = r"$\varepsilon$ = inf"
+    return rf"Fig. 4: $Q_{{2\times3}}$({p:g}, {q:g}), {eps}"
+
+
 def figure_4(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
              title: str = "Fig. 4: trade-off functions") -> Figure:
     r"""Fig. 4: draw trade-off functions ``beta = T(alpha)`` given as ``{label: (alpha, beta)}``
-    (see ``commands.compare_warner.figure_4_curves``).
+    (see :func:`~mechdesign.analysis.dont_know.figure_4_curves`; :func:`figure_4_title` makes
+    the title naming the mechanism and eps).
 
     The paper's Fig. 4 shows f_eps and f_2eps against T^op and T^pe of Q_2x3 (Thm 3.18,
-    Cor 3.19). Reference curves (labels starting with ``f_``) are drawn dashed on top, since
-    T^op of Q_2x3 coincides with f_eps; the diagonal ``1 - alpha`` (perfect privacy) is
-    shown too.
+    Cor 3.19). Reference curves (labels starting with ``f_``) are drawn on top in black and
+    grey with different dashes (f_eps dashed, f_2eps dash-dot), since T^op of Q_2x3
+    coincides with f_eps; the diagonal ``1 - alpha`` (perfect privacy) is shown too.
     """
-    fig = Figure(figsize=(5.2, 5.0), layout="constrained")
+    fig = Figure(figsize=(5.4, 5.2), layout="constrained")
     ax = fig.add_subplot()
     ax.plot([0, 1], [1, 0], color="0.6", ls=":", lw=1, label=r"$1 - \alpha$ (perfect privacy)")
+    n_ref = 0
     for label, (alpha, beta) in curves.items():
-        ref = label.startswith("f_")
-        ax.plot(alpha, beta, lw=1.2 if ref else 1.8, ls="--" if ref else "-",
-                color="black" if ref else None, zorder=3 if ref else 2, label=label)
+        style = dict(_FIG4_STYLE.get(label, {"label": label}))
+        if label.startswith("f_"):
+            style.setdefault("color", "black")
+            style.setdefault("ls", _REFERENCE_DASHES[n_ref % len(_REFERENCE_DASHES)])
+            n_ref += 1
+            ax.plot(alpha, beta, lw=1.3, zorder=3, **style)
+        else:
+            ax.plot(alpha, beta, lw=1.8, ls="-", zorder=2, **style)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_aspect("equal")
     ax.set_xlabel(r"type I error $\alpha$")
     ax.set_ylabel(r"type II error $\beta$")
-    ax.set_title(title)
+    ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     return fig
@@ -305,3 +345,33 @@ def figure_5(analysis: DontKnowAnalysis, path: Sequence[PathPoint] = (),
         ax.set_xlim(lo_e, hi_e)
         ax.set_ylim(max(lo_v, 0.0), hi_v)
     return fig
+
+
+FIGURE_FILES = ("fig1.png", "fig2.png", "fig3.png", "fig4.png", "fig5.png")
+"""The files :func:`write_figures` writes, in order."""
+
+
+def write_figures(comparison: WarnerComparison, out_dir: str | Path, *, dpi: int = 120
+                  ) -> list[Path]:
+    r"""Write the paper's Figs 1-5 of a comparison as ``fig1.png`` ... ``fig5.png``.
+
+    ``comparison`` comes from
+    :func:`~mechdesign.analysis.warner_comparison.compare_warner`: Figs 1-2 from its
+    (c, eps) grid, Fig. 3 from its (n, eps) grid, Fig. 4 from the trade-off curves of
+    Q_2x3(p, q) at its WLDP epsilon, Fig. 5 from its analysis, Q_lambda path and Shafer
+    simulation. ``out_dir`` is created if needed. Returns the paths written, in the order of
+    :data:`FIGURE_FILES`.
+    """
+    c = comparison
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    figs = (figure_1(c.fig12, c.pi), figure_2(c.fig12, c.pi), figure_3(c.fig3, c.pi),
+            figure_4(figure_4_curves(c.p, c.q),
+                     title=figure_4_title(c.p, c.q, c.analysis.epsilon_walley)),
+            figure_5(c.analysis, c.path, c.shafer_simulated))
+    written = []
+    for name, fig in zip(FIGURE_FILES, figs, strict=True):
+        path = out / name
+        fig.savefig(path, dpi=dpi)
+        written.append(path)
+    return written

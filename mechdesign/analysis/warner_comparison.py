@@ -1,0 +1,199 @@
+r"""Warner versus "don't know", everything ``mechdesign compare-warner`` reports, as one record.
+
+For one Q_2x3(p, q) (Li et al. 2022, s.4 of ``reference/belief_ldp.md``): the Shafer, Walley
+and optimal trade-offs with the exact and the approximate A of Thm 3.10, the Q_lambda
+mechanisms of Fig. 5, and simulated MSEs with standard errors; then the same on the (c, eps)
+grid of Figs 1-2 and the (n, eps) grid of Fig. 3. :func:`compare_warner` computes it;
+:func:`mechdesign.plotting.warner.write_figures` draws it; the command and
+``examples/warner_vs_dont_know.py`` only format it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import Any
+
+from .._validation import check_int, check_probability
+from ..errors import InvalidParameterError
+from .dont_know import (
+    FIGURE3_DONT_KNOW,
+    FIGURE3_N,
+    FIGURE_C,
+    FIGURE_EPSILONS,
+    FIGURE_N,
+    FIGURE_PI,
+    DontKnowAnalysis,
+    PathPoint,
+    ShaferPoint,
+    dont_know_analysis,
+    epsilon_q_lambda,
+    shafer_grid,
+    simulate_path,
+)
+from .estimation import variance_dont_know, variance_q_lambda
+from .simulation import SimulationResult, _as_seed_sequence, simulate_dont_know
+
+PATH_LAMBDAS = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""Q_lambda mechanisms simulated for the table and Fig. 5."""
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One mechanism of the table: its privacy loss, exact and approximate-A variance and
+    (when simulated) the simulation. For Q_lambda both variances are the exact one."""
+
+    mechanism: str
+    semantics: str
+    epsilon: float
+    variance_exact_A: float
+    variance_approx_A: float
+    simulated: SimulationResult | None
+
+
+@dataclass(frozen=True, eq=False)
+class WarnerComparison:
+    r"""Everything ``compare-warner`` reports (see :func:`compare_warner`).
+
+    Attributes
+    ----------
+    p, q, pi, n, cs, epsilons, fig3_n, fig3_dont_know, reps
+        The settings (sequences as tuples).
+    seed : int
+        The root entropy of the simulations (repeat a run by passing it back).
+    analysis : DontKnowAnalysis
+        :func:`~mechdesign.analysis.dont_know.dont_know_analysis` of Q_2x3(p, q).
+    rows : tuple of ComparisonRow
+        Q_2x3(p, q) read with Shafer's semantics, then Q_lambda at :data:`PATH_LAMBDAS`
+        (lambda = 0 is warner(p), lambda = 1 is warner(1 - q)).
+    shafer_simulated : SimulationResult or None
+        The simulated Q_2x3 estimator (None when ``reps = 0``).
+    path : tuple of PathPoint
+        The simulated Q_lambda points of Fig. 5 (empty when ``reps = 0``).
+    fig12, fig3 : tuple of ShaferPoint
+        The grids of Figs 1-2 (every c of ``cs`` at n) and Fig. 3 (``c = 1 - fig3_dont_know``
+        at every n of ``fig3_n``), eps in ``epsilons``.
+    """
+
+    p: float
+    q: float
+    pi: float
+    n: int
+    cs: tuple[float, ...]
+    epsilons: tuple[float, ...]
+    fig3_n: tuple[int, ...]
+    fig3_dont_know: float
+    reps: int
+    seed: int
+    analysis: DontKnowAnalysis
+    rows: tuple[ComparisonRow, ...]
+    shafer_simulated: SimulationResult | None
+    path: tuple[PathPoint, ...]
+    fig12: tuple[ShaferPoint, ...]
+    fig3: tuple[ShaferPoint, ...]
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _progress(total: int, enabled: bool):
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        if enabled:
+            print(f"\rcompare-warner: simulated point {done}/{total}", end="",
+                  file=sys.stderr, flush=True)
+
+    return tick
+
+
+def compare_warner(p: float = 0.6, q: float = 0.2, pi: float = FIGURE_PI, n: int = FIGURE_N,
+                   cs: Sequence[float] = FIGURE_C,
+                   epsilons: Sequence[float] = FIGURE_EPSILONS,
+                   fig3_n: Sequence[int] = FIGURE3_N,
+                   fig3_dont_know: float = FIGURE3_DONT_KNOW, reps: int = 1000,
+                   seed: Any = None, *, workers: int = 1,
+                   progress: bool = False) -> WarnerComparison:
+    r"""Warner versus "don't know": closed forms and simulations behind ``compare-warner``.
+
+    Parameters
+    ----------
+    p, q : float
+        The single mechanism Q_2x3(p, q) (``p > 1/2``, ``p + q <= 1``; see
+        :func:`~mechdesign.analysis.dont_know.dont_know_analysis`).
+    pi, n : float, int
+        True proportion and survey size (defaults: the paper-silent choices 0.3 and 100).
+    cs, epsilons : sequences of float
+        The grid of Figs 1-2: ``c = p + q`` in (0, 1] and Shafer losses eps > 0.
+    fig3_n, fig3_dont_know : sequence of int, float
+        Fig. 3: survey sizes, and the fixed "don't know" probability ``1 - p - q`` in [0, 1).
+    reps : int
+        Simulated surveys per point (0: closed forms only, else >= 2).
+    seed : None, int or numpy.random.SeedSequence
+        Root of the simulations: its four children seed the Q_2x3 simulation, the Q_lambda
+        path, the Figs 1-2 grid and the Fig. 3 grid (``None``: fresh entropy, recorded).
+    workers : int
+        Processes shared by every simulation (one pool; results do not depend on it).
+    progress : bool
+        Write ``compare-warner: simulated point i/N`` to stderr (carriage return) after each
+        simulated point, and a newline at the end.
+
+    Returns
+    -------
+    WarnerComparison
+    """
+    p = check_probability(p, "p")
+    q = check_probability(q, "q")
+    pi = check_probability(pi, "pi")
+    n = check_int(n, "n", 1)
+    reps = check_int(reps, "reps", 0)
+    if reps == 1:
+        raise InvalidParameterError("reps must be 0 (no simulation) or >= 2, got 1")
+    workers = check_int(workers, "workers", 1)
+    fig3_dont_know = check_probability(fig3_dont_know, "fig3_dont_know")
+    if fig3_dont_know >= 1:
+        raise InvalidParameterError(f"fig3_dont_know must lie in [0, 1), got {fig3_dont_know!r}")
+    cs, epsilons = tuple(float(c) for c in cs), tuple(float(e) for e in epsilons)
+    fig3_n = tuple(check_int(v, "fig3_n", 1) for v in fig3_n)
+    root = _as_seed_sequence(seed)
+    seeds = root.spawn(4)
+    analysis = dont_know_analysis(p, q, pi, n)
+    total = (1 + len(PATH_LAMBDAS) + len(epsilons) * (len(cs) + len(fig3_n))) if reps else 0
+    tick = _progress(total, progress)
+    shafer = None
+    path: tuple[PathPoint, ...] = ()
+    # one process pool for every simulation (each call would otherwise start its own)
+    with ExitStack() as stack:
+        if progress and total:  # end the progress line, also on an error
+            stack.callback(lambda: print(file=sys.stderr, flush=True))
+        sim: dict[str, Any] = {}
+        if workers > 1:
+            sim["executor"] = stack.enter_context(ProcessPoolExecutor(workers))
+        if reps:
+            shafer = simulate_dont_know(p, q, pi, n, reps, seeds[0], **sim)
+            tick()
+            path = simulate_path(analysis, PATH_LAMBDAS, reps, seeds[1], on_point=tick, **sim)
+        fig12 = shafer_grid(cs, epsilons, pi, n, reps, seeds[2], on_point=tick, **sim)
+        fig3 = shafer_grid([1.0 - fig3_dont_know], epsilons, pi, fig3_n, reps, seeds[3],
+                           on_point=tick, **sim)
+
+    rows = [ComparisonRow(f"Q_2x3({p:g}, {q:g})", "Shafer", analysis.epsilon_shafer,
+                          analysis.variance_shafer,
+                          float(variance_dont_know(p, q, pi, n, exact=False)), shafer)]
+    by_lam = {pt.lam: pt for pt in path}
+    labels = {0.0: ("Q_0 = warner(p)", "Walley (nu^W) / optimal eps^O"),
+              1.0: ("Q_1 = warner(1-q)", "Walley eps^W / optimal (nu^O)")}
+    for lam in PATH_LAMBDAS:
+        mech, sem = labels.get(lam, (f"Q_lambda, lambda = {lam:g}", "Walley completion"))
+        var = float(variance_q_lambda(p, q, lam, pi, n))
+        pt = by_lam.get(lam)
+        rows.append(ComparisonRow(mech, sem, float(epsilon_q_lambda(p, q, lam)), var, var,
+                                  pt.simulated if pt else None))
+    return WarnerComparison(
+        p=p, q=q, pi=pi, n=n, cs=cs, epsilons=epsilons, fig3_n=fig3_n,
+        fig3_dont_know=fig3_dont_know, reps=reps, seed=root.entropy, analysis=analysis,
+        rows=tuple(rows), shafer_simulated=shafer, path=path, fig12=fig12, fig3=fig3)
