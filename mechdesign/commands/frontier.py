@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..design.objectives import InformationObjective
 from ..errors import InvalidParameterError
-from ..frontier import FAMILIES, Frontier, family_frontier, frontier
+from ..families import comparison_families
+from ..frontier import Frontier, frontier
 from ..problems import load_problem
 from ._output import fmt, print_table
 
@@ -54,22 +54,22 @@ def plot_frontier(f: Frontier, families: dict[str, np.ndarray], title: str,
 def cmd_frontier(args: argparse.Namespace) -> int:
     pf = load_problem(args.file)
     eps = parse_grid(args.eps)
-    f = frontier(pf.problem, eps, solver=args.solver, progress=not args.json)
-    families: dict[str, np.ndarray] = {}
+    if args.workers is not None and args.workers < 1:
+        raise InvalidParameterError(f"--workers must be >= 1, got {args.workers}")
+    f = frontier(pf.problem, eps, solver=args.solver, progress=not args.json,
+                 workers=args.workers)
+    families = {} if args.no_families else comparison_families(pf.problem, eps)
     obj = pf.problem.objective
-    if isinstance(obj, InformationObjective) and pf.problem.focal_sets is None:
-        for fam in FAMILIES:
-            try:
-                families[fam] = family_frontier(fam, obj, eps)
-            except InvalidParameterError:
-                continue  # e.g. a family too large to build at this k
     if args.out:
         ylabel = f"{type(obj).__name__} ({obj.sense})"
-        fig = plot_frontier(f, families, pf.title, ylabel)
+        title = (f"{Path(args.file).name}: optimal value across epsilon "
+                 f"({type(pf.problem.privacy).__name__})")
+        fig = plot_frontier(f, families, title, ylabel)
         fig.savefig(Path(args.out), dpi=120)
     if args.json:
         record = {"file": args.file, "title": pf.title, **f.to_dict(),
-                  "families": {k: v.tolist() for k, v in families.items()}}
+                  "families": {k: [float(x) if np.isfinite(x) else None for x in v]
+                               for k, v in families.items()}}
         print(json.dumps(record, indent=2, default=lambda o: None if o != o else str(o)))
     else:
         print(f"{pf.title}: {len(eps)} privacy levels")
@@ -95,12 +95,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "frontier", help="optimal value of a problem file across privacy levels",
         description="Re-solve a problem file (see `mechdesign solve`) at each epsilon, "
-                    "compiling it once; catalog families are shown for information "
-                    "objectives.")
+                    "compiling it once; the catalog families that fit the problem are "
+                    "shown beside it (k-RR, subset selection, unary encodings, Hadamard "
+                    "response; for a yes/no evidential problem, the \"don't know\" "
+                    "mechanisms Q_2x3 at c = 1 (Warner), .9, .7, .5 at the same privacy).")
     p.add_argument("file", help="problem file (.toml)")
     p.add_argument("--eps", default="0.1:4:40", help="START:STOP:COUNT or e1,e2,... "
                    "(default 0.1:4:40)")
     p.add_argument("--solver", help="solver name (default: chosen by measurement)")
     p.add_argument("--out", metavar="PNG", help="write the frontier plot here")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes for the sweep (default: a local pool for large sweeps, "
+                        "else this process; 1: this process)")
+    p.add_argument("--no-families", action="store_true",
+                   help="do not evaluate the catalog families")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_frontier)

@@ -331,13 +331,19 @@ class DesignProblem:
                             solve_time=solve_time, notes=notes,
                             user_constraints=tuple(self.constraints), _unavailable=error)
 
-    def _run(self, prob: cp.Problem, name: str, options: dict) -> tuple[Status, str]:
-        """Solve; solver warnings are kept in ``self._solver_warnings`` (reported as notes)."""
+    def _run(self, prob: cp.Problem, name: str, options: dict,
+             runner: Callable[[cp.Problem], None] | None = None) -> tuple[Status, str]:
+        """Solve (with ``runner(prob)`` instead of ``prob.solve`` if given, e.g. the
+        warm-started :class:`~mechdesign.design.solvers.WarmHighs` of a sweep); solver
+        warnings are kept in ``self._solver_warnings`` (reported as notes)."""
         self._solver_warnings: tuple[str, ...] = ()  # never an earlier solve's
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                prob.solve(solver=name, **solver_options(name, options))
+                if runner is not None:
+                    runner(prob)
+                else:
+                    prob.solve(solver=name, **solver_options(name, options))
             except (cp.SolverError, ValueError) as exc:  # cvxpy: "Cannot unpack invalid ..."
                 return Status.SOLVER_ERROR, f"{name} failed: {exc}"
         self._solver_warnings = tuple(f"solver warning: {w.message}" for w in caught)

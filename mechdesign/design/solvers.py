@@ -16,6 +16,7 @@ import os
 import sys
 
 import cvxpy as cp
+import numpy as np
 
 from ..errors import SolverFailedError
 
@@ -87,3 +88,119 @@ def solver_options(name: str, options: dict) -> dict:
             opts.setdefault(key, 1e-10)
     opts.setdefault("verbose", False)
     return opts
+
+
+# HiGHS simplex, each point of a sweep started from the previous point's optimal basis.
+# cvxpy's own warm_start for HiGHS passes the previous *solution* (setSolution), which the
+# simplex does not use as a start: measured at k = 50 (LDP, 50 points) 42,414 iterations
+# against 42,808 cold; from the basis, 3,397 (primal simplex) or 5,642 (dual).
+WARM_HIGHS_OPTIONS = {"solver": "simplex", "simplex_strategy": 4,
+                      "primal_feasibility_tolerance": 1e-10,
+                      "dual_feasibility_tolerance": 1e-10}
+"""HiGHS options of the warm-started sweep: primal simplex (strategy 4), tolerances tightened
+from 1e-7 so certification needs no repair."""
+
+WARM_HIGHS_MAX_VARS = 3_000
+"""Above this many variables *and* :data:`WARM_HIGHS_MAX_ROWS_PER_VAR` constraint rows per
+variable, a default sweep uses Clarabel instead of the warm-started simplex (50-point sweeps,
+warm simplex / compiled Clarabel: LDP k = 80 2.1 s / 13.7 s; metric line k = 80, about 2
+rows per variable, 18.0 s / 10.7 s)."""
+
+WARM_HIGHS_MAX_ROWS_PER_VAR = 1.5
+
+
+def warm_highs_applies(prob: cp.Problem, solver: str | None, options: dict) -> bool:
+    """The warm-started HiGHS path: an LP, no user options, solver unset or HiGHS; with the
+    solver unset, not a large LP with many rows per variable."""
+    if options or (solver is not None and solver.upper() != "HIGHS"):
+        return False
+    if "HIGHS" not in cp.installed_solvers() or not is_lp(prob):
+        return False
+    if solver is not None:
+        return True
+    n_vars = sum(v.size for v in prob.variables())
+    n_rows = sum(c.size for c in prob.constraints)
+    return n_vars <= WARM_HIGHS_MAX_VARS or n_rows <= WARM_HIGHS_MAX_ROWS_PER_VAR * n_vars
+
+
+class WarmHighs:
+    """Solve a compiled LP with HiGHS simplex from the previous call's optimal basis.
+
+    Called as ``runner(prob)`` in place of ``prob.solve(...)`` (see ``DesignProblem._run``).
+    The LP data come from cvxpy (``get_problem_data``: with parameters only the parameter
+    map is re-applied) and the answer goes back through ``unpack_results``, so values, duals
+    and status are set as by ``Problem.solve``. A warm start that ends in any status but
+    optimal is re-run cold (measured: 1 or 2 of 50 points on the metric line at k = 50 stop
+    with ``kUnknown`` from the previous basis). This uses cvxpy's solver-interface data
+    layout; if a cvxpy release changes it, every call raises ``cp.SolverError`` and the
+    caller's fallback solver takes over (never a wrong answer: values come only through
+    ``unpack_results``).
+    """
+
+    def __init__(self) -> None:
+        self.basis = None
+        self.cold_retries = 0
+        self.broken: str | None = None
+        self.options = solver_options("HIGHS", {"highs_options": WARM_HIGHS_OPTIONS}
+                                      )["highs_options"]  # also silences HiGHS's banner
+
+    def _run(self, lp: object, basis: object) -> dict:
+        import highspy
+        h = highspy.Highs()
+        for key, value in self.options.items():
+            h.setOptionValue(key, value)
+        h.passModel(lp)
+        if basis is not None:
+            h.setBasis(basis)
+        h.run()
+        results = {"solution": h.getSolution(), "basis": h.getBasis(), "info": h.getInfo(),
+                   "model_status": h.getModelStatus().name, "run_time": h.getRunTime()}
+        if results["model_status"] == "kInfeasible":
+            results["dual_ray"] = h.getDualRay()
+        return results
+
+    def __call__(self, prob: cp.Problem) -> None:
+        if self.broken:
+            raise cp.SolverError(self.broken)
+        try:
+            data, chain, inverse = prob.get_problem_data("HIGHS")
+            lp = _highs_lp(data)
+            results = self._run(lp, self.basis)
+            if self.basis is not None and results["model_status"] != "kOptimal":
+                self.cold_retries += 1
+                results = self._run(lp, None)
+            self.basis = results["basis"] if results["model_status"] == "kOptimal" else None
+            prob.unpack_results(results, chain, inverse)
+        except (cp.SolverError, ValueError):
+            self.basis = None
+            raise
+        except (ImportError, KeyError, AttributeError, TypeError, IndexError) as exc:
+            self.broken = (f"warm-started HiGHS does not fit this cvxpy "
+                           f"{cp.__version__} ({type(exc).__name__}: {exc})")
+            raise cp.SolverError(self.broken) from exc
+
+
+def _highs_lp(data: dict) -> object:
+    """cvxpy's HiGHS problem data as a ``highspy.HighsLp`` (as cvxpy's HiGHS interface
+    builds it: equalities first, then ``A x <= b``)."""
+    import highspy
+    from cvxpy import settings as s
+    from cvxpy.reductions.solvers.conic_solvers.conic_solver import dims_to_solver_dict
+    inf = highspy.kHighsInf
+    dims = dims_to_solver_dict(data[s.DIMS])
+    A = data[s.A].tocsc()
+    n_eq, n_leq = dims[s.EQ_DIM], dims[s.LEQ_DIM]
+    upper = np.asarray(data[s.B], dtype=float)
+    lower = np.concatenate([upper[:n_eq], np.full(n_leq, -inf)])
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
+    lp.offset_ = 0
+    lp.col_cost_ = np.asarray(data[s.C], dtype=float)
+    lp.row_lower_, lp.row_upper_ = lower, upper
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_ = A.indptr, A.indices
+    lp.a_matrix_.value_ = A.data
+    lb, ub = data.get(s.LOWER_BOUNDS), data.get(s.UPPER_BOUNDS)
+    lp.col_lower_ = np.full(lp.num_col_, -inf) if lb is None else np.asarray(lb, float)
+    lp.col_upper_ = np.full(lp.num_col_, inf) if ub is None else np.asarray(ub, float)
+    return lp
