@@ -99,17 +99,44 @@ def check_stochastic(values: Any, name: str = "matrix", tol: float = ROW_SUM_TOL
     return arr
 
 
-def check_labels(labels: Any, n: int, what: str) -> tuple:
-    """``n`` distinct hashable labels, or ``range(n)`` when ``labels`` is None."""
+def frozen(arr: np.ndarray) -> np.ndarray:
+    """A read-only copy of a numeric array whose WRITEABLE flag can never be set again.
+
+    The data lives in an immutable ``bytes`` object: numpy refuses ``writeable = True`` on
+    an array (and on every view of it) whose memory belongs to a read-only buffer, so the
+    value cannot be changed through the array, its views or its ``.base``.
+    """
+    arr = np.ascontiguousarray(arr)
+    return np.frombuffer(arr.tobytes(), dtype=arr.dtype).reshape(arr.shape)
+
+
+def check_labels(labels: Any, n: int | None, what: str) -> tuple:
+    """``n`` distinct hashable labels (any number when ``n`` is None), or ``range(n)`` when
+    ``labels`` is None.
+
+    A bare string is refused (``"ab"`` would silently become the labels ``'a', 'b'``).
+    """
     if labels is None:
         return tuple(range(n))
-    out = tuple(labels)
-    if len(out) != n:
-        raise InvalidMechanismError(f"{what} has {len(out)} labels for {n} entries: {out!r}")
+    if isinstance(labels, str | bytes):
+        raise InvalidMechanismError(
+            f"{what} must be a sequence of labels, not the string {labels!r} "
+            f"(write [{labels!r}] for one label, or list the labels)")
     try:
-        distinct = len(set(out)) == n
+        out = tuple(labels)
     except TypeError:
-        raise InvalidMechanismError(f"{what} labels must be hashable, got {out!r}") from None
+        raise InvalidMechanismError(
+            f"{what} must be a sequence of labels, got {labels!r}") from None
+    if n is not None and len(out) != n:
+        raise InvalidMechanismError(f"{what} has {len(out)} labels for {n} entries: {out!r}")
+    for label in out:
+        try:
+            hash(label)
+        except TypeError:
+            raise InvalidMechanismError(
+                f"{what} label {label!r} is unhashable (labels must be hashable: str, int, "
+                f"tuple, ...); got {out!r}") from None
+    distinct = len(set(out)) == len(out)
     if not distinct:
         raise InvalidMechanismError(f"{what} labels must be distinct, got {out!r}")
     return out

@@ -2,6 +2,15 @@ r"""Named mechanisms from the literature, each validated and returned as a value
 
 Every constructor checks its parameters and raises
 :class:`~mechdesign.errors.InvalidParameterError` naming the offending value.
+
+Large epsilons. A constructor with an ``epsilon`` returns a matrix whose measured privacy is
+its nominal guarantee (to a few ulps), so it computes every entry without cancellation
+(``1 - p`` is never formed; logistic values come from :func:`scipy.special.expit` or in log
+space) and it refuses an epsilon at which the smallest entry of the exact matrix would not be
+a normal double (below ``2^-1022``, about ``2.2e-308``): such an entry underflows to 0 or
+loses relative precision, and the returned matrix would not have the guarantee (a zero makes
+it non-private). Each docstring gives that largest supported epsilon in closed form, and
+:func:`max_epsilon` computes it for given sizes.
 """
 
 from __future__ import annotations
@@ -10,6 +19,7 @@ import itertools
 import math
 
 import numpy as np
+from scipy.special import log_expit
 
 from ._validation import check_epsilon, check_int, check_probability
 from .errors import InvalidParameterError, SizeLimitError
@@ -24,6 +34,21 @@ MAX_UNARY_K = 12
 
 MAX_ENTRIES = 10_000_000
 """Largest explicit matrix (inputs x outputs) the catalog builds."""
+
+TINY = float(np.finfo(float).tiny)
+"""``2^-1022``: the smallest normal double. Every positive catalog entry is at least this."""
+
+LOG2_TINY = -1022
+"""``log2(TINY)``."""
+
+
+def _refuse_large_epsilon(name: str, eps: float, eps_max: float) -> None:
+    """Raise when ``eps`` exceeds the largest epsilon at which ``name`` is representable."""
+    if eps > eps_max:
+        raise InvalidParameterError(
+            f"{name}: epsilon = {eps!r} is too large; its smallest entry would be below "
+            f"2^-1022 (not a normal double) and the matrix would not be exactly "
+            f"epsilon-private; the largest supported epsilon here is {eps_max!r}")
 
 
 def warner(p: float) -> Mechanism:
@@ -45,12 +70,18 @@ def randomized_response(k: int, epsilon: float) -> Mechanism:
               \quad \frac{1}{e^\varepsilon + k - 1} \text{ otherwise.}
 
     Exactly eps-LDP; optimal for Hamming loss under a uniform prior.
+
+    Largest supported epsilon (smallest entry ``1/(e^eps + k - 1) >= 2^-1022``):
+    ``ln(2^1022 - k + 1)``, which is ``1022 ln 2 = 708.396...`` for every practical k.
     """
     k = check_int(k, "k", 2)
     eps = check_epsilon(epsilon)
-    # divide by e^eps inside to stay finite at large eps
-    off = 1.0 / (math.exp(eps) + k - 1) if eps < 700 else 0.0
-    diag = 1.0 / (1.0 + (k - 1) * math.exp(-eps))
+    _check_size(k, k, "randomized_response")
+    _refuse_large_epsilon("randomized_response", eps, _max_eps_rr(k))
+    # divide by e^eps: e^-eps never overflows and both entries are exact to an ulp
+    low = math.exp(-eps)
+    z = 1.0 + (k - 1) * low
+    diag, off = 1.0 / z, low / z
     Q = np.full((k, k), off)
     np.fill_diagonal(Q, diag)
     return Mechanism(Q, name=f"randomized_response({k}, {eps:g})")
@@ -105,32 +136,54 @@ def _check_size(rows: int, cols: int, what: str) -> None:
 def unary_encoding(k: int, epsilon: float, optimized: bool = False) -> Mechanism:
     r"""Unary encoding over all ``2^k`` bit vectors (Wang et al. 2017).
 
-    Input x is one-hot encoded and each bit is reported independently:
-    ``P(bit_i = 1) = p`` if ``i = x`` else ``q``.
+    Input x is one-hot encoded and each bit is reported independently,
+    ``P(v_i = 1 | x) = p`` if ``i = x`` and ``q`` otherwise, so for a bit vector
+    ``v = (v_0, ..., v_{k-1})``
+
+    .. math:: Q[x, v] = p^{v_x} (1-p)^{1-v_x} \prod_{i \ne x} q^{v_i} (1-q)^{1-v_i}.
 
     * symmetric (RAPPOR-style, ``optimized=False``): ``p = e^{eps/2}/(1 + e^{eps/2})``,
-      ``q = 1 - p``;
-    * optimized (OUE): ``p = 1/2``, ``q = 1/(1 + e^eps)``.
+      ``q = 1 - p = 1/(1 + e^{eps/2})``; then
+      :math:`Q[x, v] = p^{c} q^{k - c}` with ``c`` the number of bits of v that agree with
+      the one-hot code of x;
+    * optimized (OUE, ``optimized=True``): ``p = 1/2``, ``q = 1/(1 + e^eps)``; then
+      :math:`Q[x, v] = \tfrac12 q^{|v| - v_x} (1-q)^{k - 1 - |v| + v_x}`.
 
-    Both are exactly eps-LDP. Outputs are tuples of k bits; ``k <= 12`` (:data:`MAX_UNARY_K`).
+    Both are exactly eps-LDP (worst ratio: bit x on, bit x' off,
+    ``(p/q)((1-q)/(1-p)) = e^eps``). Outputs are tuples of k bits, in lexicographic order;
+    ``k <= 12`` (:data:`MAX_UNARY_K`). Entries are computed in log space from
+    ``log p = log_expit(eps/2)`` etc., never from ``1 - p``.
+
+    Largest supported epsilon (smallest entry ``q^k`` resp. ``q^{k-1}/2`` at least
+    ``2^-1022``): symmetric ``2 ln(2^{1022/k} - 1)`` (708.40 for k = 2, 472.26 for k = 3,
+    118.07 for k = 12); optimized ``ln(2^{1021/(k-1)} - 1)`` (707.70 for k = 2, 64.34 for
+    k = 12).
     """
     k = check_int(k, "k", 2)
     eps = check_epsilon(epsilon)
+    if not isinstance(optimized, bool | np.bool_):
+        raise InvalidParameterError(
+            f"optimized must be True or False, got {optimized!r}")
+    optimized = bool(optimized)
     if k > MAX_UNARY_K:
         raise SizeLimitError(f"unary_encoding builds 2^k outputs; k = {k} exceeds {MAX_UNARY_K}")
+    _refuse_large_epsilon(f"unary_encoding(optimized={optimized})", eps,
+                          _max_eps_unary(k, optimized))
+    bits = np.array(list(itertools.product((0, 1), repeat=k)), dtype=bool)  # (2^k, k)
+    own = np.eye(k, dtype=bool)  # own[x, i]: bit i is the one-hot bit of input x
     if optimized:
-        p, q = 0.5, 1.0 / (1.0 + math.exp(eps))
+        # own bit: 1/2 either way; other bits: q = expit(-eps) if set, 1 - q = expit(eps)
+        log_q, log_1q = log_expit(-eps), log_expit(eps)
+        n_set = bits.sum(axis=1)  # |v|
+        others_set = n_set[None, :] - bits.T  # |v| - v_x, shape (k, 2^k)
+        logQ = (-math.log(2.0) + others_set * log_q
+                + (k - 1 - others_set) * log_1q)
     else:
-        p = 1.0 / (1.0 + math.exp(-eps / 2))
-        q = 1.0 - p
-    bits = np.array(list(itertools.product((0, 1), repeat=k)), dtype=float)  # (2^k, k)
-    # P(v | x) = prod_i P(v_i | x) = prod_{i != x} q^v_i (1-q)^(1-v_i) * p^v_x (1-p)^(1-v_x)
-    base = np.prod(np.where(bits == 1, q, 1 - q), axis=1)  # all bits as "other"
-    Q = np.empty((k, len(bits)))
-    for x in range(k):
-        own = np.where(bits[:, x] == 1, p, 1 - p)
-        other = np.where(bits[:, x] == 1, q, 1 - q)
-        Q[x] = base / other * own
+        # every bit agrees with the one-hot code with probability p = expit(eps/2)
+        log_p, log_q = log_expit(eps / 2), log_expit(-eps / 2)
+        agree = (bits[None, :, :] == own[:, None, :]).sum(axis=2)  # (k, 2^k)
+        logQ = agree * log_p + (k - agree) * log_q
+    Q = np.exp(logQ)
     outputs = [tuple(int(b) for b in row) for row in bits]
     name = f"unary_encoding({k}, {eps:g}, optimized={optimized})"
     return Mechanism(Q, outputs=outputs, name=name)
@@ -145,6 +198,9 @@ def subset_selection(k: int, d: int, epsilon: float) -> Mechanism:
 
     Outputs are the sorted d-tuples; ``1 <= d <= k - 1``. Exactly eps-LDP; with the best d it
     is estimation-optimal under a uniform prior (``reference/design_formulations.md``).
+
+    Largest supported epsilon (smallest entry ``1/(C(k-1,d-1) e^eps + C(k-1,d)) >= 2^-1022``):
+    ``ln((2^1022 - C(k-1,d)) / C(k-1,d-1))``, about ``708.396 - ln C(k-1, d-1)``.
     """
     k = check_int(k, "k", 2)
     d = check_int(d, "d", 1)
@@ -153,6 +209,7 @@ def subset_selection(k: int, d: int, epsilon: float) -> Mechanism:
     eps = check_epsilon(epsilon)
     n_sets = math.comb(k, d)
     _check_size(k, n_sets, "subset_selection")
+    _refuse_large_epsilon("subset_selection", eps, _max_eps_subset(k, d))
     subsets = list(itertools.combinations(range(k), d))
     member = np.zeros((k, n_sets), dtype=bool)
     for j, S in enumerate(subsets):
@@ -175,17 +232,22 @@ def hadamard_response(k: int, epsilon: float) -> Mechanism:
               \quad \frac{1}{(K/2)(e^\varepsilon + 1)} \text{ otherwise.}
 
     Outputs are ``0..K-1``. Exactly eps-LDP.
+
+    Largest supported epsilon (smallest entry ``1/((K/2)(e^eps + 1)) >= 2^-1022``):
+    ``ln(2^1023/K - 1)``, i.e. ``708.396 - ln(K/2)`` (707.70 for k = 2, 3).
     """
     k = check_int(k, "k", 2)
     eps = check_epsilon(epsilon)
     K = 1 << k.bit_length()  # smallest power of two > k
     _check_size(k, K, "hadamard_response")
+    _refuse_large_epsilon("hadamard_response", eps, _max_eps_hadamard(k))
     idx = np.arange(K)
     rows = np.arange(1, k + 1)
     # Sylvester: H[i, j] = (-1)^{popcount(i & j)}
     parity = np.bitwise_count((rows[:, None] & idx[None, :]).astype(np.uint64)) % 2
-    hi = 1.0 / ((K / 2) * (1.0 + math.exp(-eps)))
-    lo = 1.0 / ((K / 2) * (math.exp(eps) + 1.0)) if eps < 700 else 0.0
+    low = math.exp(-eps)  # never overflows; both entries exact to an ulp
+    hi = 1.0 / ((K / 2) * (1.0 + low))
+    lo = low / ((K / 2) * (1.0 + low))
     Q = np.where(parity == 0, hi, lo)
     return Mechanism(Q, outputs=range(K), name=f"hadamard_response({k}, {eps:g})")
 
@@ -199,16 +261,30 @@ def truncated_geometric(n: int, epsilon: float) -> Mechanism:
               Q[x, n-1] = \frac{\alpha^{n-1-x}}{1+\alpha}.
 
     eps-private for inputs at distance 1 (metric privacy with ``|x - x'|``); its pure LDP
-    epsilon over all inputs is ``(n - 1) eps``.
+    epsilon over all inputs is ``(n - 1) eps``. ``1 - alpha`` is computed as
+    ``-expm1(-eps)`` and powers of alpha in log space.
+
+    Largest supported epsilon: the largest eps at which every entry is at least ``2^-1022``,
+    i.e. the root of ``(n-1) eps + ln(1 + e^-eps) = 1022 ln 2`` (the corner entries
+    ``alpha^{n-1}/(1+alpha)``; 708.396 for n = 2, 354.2 for n = 3, about 708.4/(n-1)) when
+    ``n <= 1023``; for larger n the interior entries ``(1-alpha)/(1+alpha) alpha^{n-2}`` bind
+    and the root is found by bisection (:func:`max_epsilon`). (For a subnormal
+    ``0 < eps < 4.5e-308`` the interior entries ``~ eps/2`` are subnormal too; the matrix
+    is then numerically eps = 0 private, which is still within the guarantee.)
     """
     n = check_int(n, "n", 2)
     eps = check_epsilon(epsilon)
-    a = math.exp(-eps)
+    _check_size(n, n, "truncated_geometric")
+    _refuse_large_epsilon("truncated_geometric", eps, _max_eps_geometric(n))
     x = np.arange(n)
     dist = np.abs(x[:, None] - x[None, :])
-    Q = (1 - a) / (1 + a) * a ** dist
-    Q[:, 0] = a ** x / (1 + a)
-    Q[:, n - 1] = a ** (n - 1 - x) / (1 + a)
+    # ln((1 - a) / (1 + a)) with 1 - a = -expm1(-eps); -inf at eps = 0 (interior entries 0)
+    with np.errstate(divide="ignore"):
+        log_mid = np.log(-np.expm1(-eps)) - np.log1p(math.exp(-eps))
+    log_edge = -np.log1p(math.exp(-eps))
+    Q = np.exp(log_mid - eps * dist)
+    Q[:, 0] = np.exp(log_edge - eps * x)
+    Q[:, n - 1] = np.exp(log_edge - eps * (n - 1 - x))
     return Mechanism(Q, name=f"truncated_geometric({n}, {eps:g})")
 
 
@@ -223,6 +299,10 @@ def deletion_counterexample(epsilon: float = 0.25, delta: float = 1 / 6) -> Mech
     """
     eps = check_epsilon(epsilon)
     delta = check_probability(delta, "delta")
+    if eps > math.log(3.0):  # e^eps / 3 > 1: the first entry alone exceeds 1
+        raise InvalidParameterError(
+            f"epsilon = {eps!r}, delta = {delta!r} give negative probabilities "
+            f"(need epsilon <= ln 3 = {math.log(3.0)!r})")
     a, b = math.exp(eps), math.exp(-eps)
     r0 = [a / 3, b * (1 / 3 - delta)]
     r1 = [b / 3, a / 3 + delta]
@@ -231,6 +311,90 @@ def deletion_counterexample(epsilon: float = 0.25, delta: float = 1 / 6) -> Mech
         raise InvalidParameterError(
             f"epsilon = {eps!r}, delta = {delta!r} give negative probabilities")
     return Mechanism(rows, outputs=(1, 2, 3), name=f"deletion_counterexample({eps:g}, {delta:g})")
+
+
+# --------------------------------------------------------------------------- largest epsilons
+_LN_TINY_INV = -LOG2_TINY * math.log(2.0)  # 1022 ln 2 = -ln(2^-1022) = 708.396...
+
+
+def _max_eps_rr(k: int) -> float:
+    # 1/(e^eps + k - 1) >= 2^-1022  <=>  e^eps <= 2^1022 - (k - 1)
+    return math.log(2.0 ** 1022 - (k - 1))
+
+
+def _max_eps_hadamard(k: int) -> float:
+    # 1/((K/2)(e^eps + 1)) >= 2^-1022  <=>  e^eps <= 2^1023 / K - 1
+    K = 1 << k.bit_length()
+    return math.log(2.0 ** 1023 / K - 1.0)
+
+
+def _max_eps_subset(k: int, d: int) -> float:
+    # 1/(C(k-1,d-1) e^eps + C(k-1,d)) >= 2^-1022
+    return math.log((2.0 ** 1022 - math.comb(k - 1, d)) / math.comb(k - 1, d - 1))
+
+
+def _max_eps_unary(k: int, optimized: bool) -> float:
+    if optimized:  # q^(k-1) / 2 >= 2^-1022 with q = 1/(1 + e^eps)
+        return math.log(2.0 ** (1021 / (k - 1)) - 1.0)
+    # q^k >= 2^-1022 with q = 1/(1 + e^(eps/2))
+    return 2.0 * math.log(2.0 ** (1022 / k) - 1.0)
+
+
+def _geometric_neglog_min(n: int, eps: float) -> float:
+    """``-ln`` of the smallest positive entry of truncated_geometric(n, eps), eps > 0."""
+    corner = (n - 1) * eps + math.log1p(math.exp(-eps))
+    if n < 3:
+        return corner
+    interior = (n - 2) * eps - math.log(-math.expm1(-eps)) + math.log1p(math.exp(-eps))
+    return max(corner, interior)
+
+
+def _max_eps_geometric(n: int) -> float:
+    # -ln(min entry) is convex in eps (the interior term has second derivative
+    # cosh/sinh^2 > 0, the corner term is increasing), far below 1022 ln 2 at eps = 2/n and
+    # above it at hi: its sublevel set contains [2/n, eps_max]; bisect for eps_max
+    lo, hi = 2.0 / n, _LN_TINY_INV / (n - 1) + 1.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if _geometric_neglog_min(n, mid) <= _LN_TINY_INV:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def max_epsilon(name: str, **params: int | bool) -> float:
+    """The largest epsilon the catalog constructor ``name`` accepts for the given sizes.
+
+    Above it, the smallest entry of the exact matrix is below ``2^-1022`` (not a normal
+    double) and the constructor raises :class:`~mechdesign.errors.InvalidParameterError`.
+    ``params`` are the size parameters: ``k`` (randomized_response, hadamard_response),
+    ``k`` and ``optimized`` (unary_encoding), ``k`` and ``d`` (subset_selection), ``n``
+    (truncated_geometric). deletion_counterexample needs ``epsilon <= ln 3``.
+    """
+    try:
+        if name == "randomized_response":
+            return _max_eps_rr(check_int(params["k"], "k", 2))
+        if name == "hadamard_response":
+            return _max_eps_hadamard(check_int(params["k"], "k", 2))
+        if name == "subset_selection":
+            k = check_int(params["k"], "k", 2)
+            d = check_int(params["d"], "d", 1)
+            if d > k - 1:
+                raise InvalidParameterError(f"d must be <= k - 1 = {k - 1}, got {d}")
+            return _max_eps_subset(k, d)
+        if name == "unary_encoding":
+            return _max_eps_unary(check_int(params["k"], "k", 2),
+                                  bool(params.get("optimized", False)))
+        if name == "truncated_geometric":
+            return _max_eps_geometric(check_int(params["n"], "n", 2))
+        if name == "deletion_counterexample":
+            return math.log(3.0)
+    except KeyError as exc:
+        raise InvalidParameterError(f"max_epsilon({name!r}) needs parameter {exc}") from None
+    raise InvalidParameterError(f"{name!r} is not a catalog constructor with an epsilon")
 
 
 CATALOG = {

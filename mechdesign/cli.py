@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -33,18 +34,48 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 2 bad input, 1 other failure)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)  # may print --help and exit
+    except SystemExit:
+        _flush_quietly()
+        raise
     if not getattr(args, "command", None):
         parser.print_help()
+        _flush_quietly()
         return 2
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        # the reader went away (``mechdesign ... | head``): stop quietly. Point stdout at
+        # devnull so the interpreter's final flush does not raise again (Python docs,
+        # "Note on SIGPIPE").
+        _stdout_to_devnull()
+        return 1
     except MechdesignError as exc:
         print(f"mechdesign: error: {exc}", file=sys.stderr)
         return 2
     except (OSError, MemoryError) as exc:
         print(f"mechdesign: error: {exc}", file=sys.stderr)
         return 1
+
+
+def _flush_quietly() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_to_devnull()
+
+
+def _stdout_to_devnull() -> None:
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (e.g. captured)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 if __name__ == "__main__":  # pragma: no cover

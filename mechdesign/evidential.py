@@ -13,18 +13,33 @@ from typing import Any
 import numpy as np
 
 from . import _subsets
-from ._validation import check_labels, check_stochastic
+from ._validation import check_labels, check_stochastic, frozen
 from .errors import InvalidMechanismError
 from .mechanism import Mechanism
 
+MAX_INT64_MASK_OUTPUTS = 62
+"""Up to this many outputs :attr:`EvidentialMechanism.focal_masks` is an int64 array; above
+it the masks are Python ints in an object array (any number of outputs)."""
+
 
 def _as_focal_sets(focal_sets: Iterable) -> tuple[frozenset, ...]:
+    if isinstance(focal_sets, str | bytes) or not isinstance(focal_sets, Iterable):
+        raise InvalidMechanismError(
+            f"focal_sets must be a sequence of collections of output labels, got {focal_sets!r}")
     out = []
     for B in focal_sets:
         if isinstance(B, str | bytes) or not isinstance(B, Iterable):
             raise InvalidMechanismError(
                 f"a focal set must be a collection of output labels, got {B!r}")
-        fs = frozenset(B)
+        labels = list(B)
+        for y in labels:
+            try:
+                hash(y)
+            except TypeError:
+                raise InvalidMechanismError(
+                    f"focal set {labels!r} has the unhashable label {y!r} "
+                    f"(labels must be hashable: str, int, tuple, ...)") from None
+        fs = frozenset(labels)
         if not fs:
             raise InvalidMechanismError("focal sets must be non-empty, got an empty set")
         out.append(fs)
@@ -50,6 +65,12 @@ class EvidentialMechanism:
 
     Notes
     -----
+    ``masses`` and ``focal_masks`` (bit j of ``focal_masks[i]`` is set when ``outputs[j]`` is
+    in ``focal_sets[i]``; int64 up to 62 outputs, Python ints above) are read-only: setting
+    their ``flags.writeable = True`` raises ``ValueError``. (The int64 masks and the masses
+    live in immutable buffers; the object array of Python-int masks is a read-only view whose
+    ``.base`` numpy cannot protect the same way.)
+
     Ordinary mechanisms embed as the evidential mechanisms whose focal sets are singletons
     (:meth:`from_mechanism`); :meth:`to_mechanism` reads an evidential mechanism the other way,
     as an ordinary randomizer whose outputs are the messages (Shafer's semantics).
@@ -69,23 +90,32 @@ class EvidentialMechanism:
                     seen.setdefault(y, None)
             outs = tuple(seen)
         else:
-            given = tuple(outputs)
-            outs = check_labels(given, len(given), "outputs")
+            outs = check_labels(outputs, None, "outputs")
         index = {y: j for j, y in enumerate(outs)}
         for B in fsets:
             extra = [y for y in B if y not in index]
             if extra:
                 raise InvalidMechanismError(
                     f"focal set {set(B)!r} has labels {extra!r} outside the outputs {outs!r}")
-        M.flags.writeable = False
+        masks = [_subsets.mask_of(index[y] for y in B) for B in fsets]
+        if len(outs) <= MAX_INT64_MASK_OUTPUTS:
+            mask_array = frozen(np.array(masks, dtype=np.int64))
+        else:  # Python ints: any number of outputs (object arrays cannot live in bytes)
+            base = np.empty(len(masks), dtype=object)
+            base[:] = masks
+            base.flags.writeable = False
+            mask_array = base.view()  # numpy refuses writeable = True on this view
         d = self.__dict__
-        d["masses"] = M
+        d["masses"] = frozen(M)
         d["focal_sets"] = fsets
         d["inputs"] = check_labels(inputs, M.shape[0], "inputs")
         d["outputs"] = outs
         d["_index"] = index
-        d["focal_masks"] = np.array([_subsets.mask_of(index[y] for y in B) for B in fsets],
-                                    dtype=np.int64)
+        d["focal_masks"] = mask_array
+
+    def __reduce__(self) -> tuple:
+        # rebuild through __init__ so unpickled or copied arrays are read-only again
+        return (type(self), (self.masses, self.focal_sets, self.inputs, self.outputs))
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError(f"EvidentialMechanism is immutable; cannot set {key!r}")
@@ -133,9 +163,12 @@ class EvidentialMechanism:
         """For a Bayesian evidential mechanism, the ordinary mechanism over the outputs."""
         if not self.is_bayesian:
             raise InvalidMechanismError("mechanism has non-singleton focal sets with mass")
-        Q = _subsets.scatter(self.masses, self.focal_masks, self.n_outputs)
-        singles = 1 << np.arange(self.n_outputs)
-        return Mechanism(Q[:, singles], self.inputs, self.outputs)
+        Q = np.zeros((self.n_inputs, self.n_outputs))
+        for j, B in enumerate(self.focal_sets):
+            if len(B) == 1:
+                (y,) = B
+                Q[:, self._index[y]] += self.masses[:, j]
+        return Mechanism(Q, self.inputs, self.outputs)
 
     # ------------------------------------------------------------------ belief functions
     def _event_mask(self, event: Iterable) -> int:

@@ -35,7 +35,7 @@ def _label(v: Any) -> Any:
     return tuple(_label(u) for u in v) if isinstance(v, list) else v
 
 
-def _focal_sets(values: Any) -> list[frozenset]:
+def _focal_sets(values: Any) -> list[list]:
     if not isinstance(values, list):
         raise FileFormatError(f"'focal_sets' must be a list of lists of labels, got {values!r}")
     out = []
@@ -44,7 +44,8 @@ def _focal_sets(values: Any) -> list[frozenset]:
             raise FileFormatError(
                 f"each focal set must be a list of output labels, got {B!r} "
                 "(write a singleton as [\"Yes\"], not \"Yes\")")
-        out.append(frozenset(_label(v) for v in B))
+        # a list, not a frozenset: EvidentialMechanism names an unhashable label
+        out.append([_label(v) for v in B])
     return out
 
 
@@ -57,8 +58,10 @@ def mechanism_from_dict(data: Any) -> Mechanism | EvidentialMechanism:
     if "mechanism" in data and isinstance(data["mechanism"], dict):
         return mechanism_from_dict(data["mechanism"])
     if "matrix" in data:
+        name = data.get("name")  # JSON null / absent: no name
         return Mechanism(data["matrix"], _labels(data.get("inputs"), "inputs"),
-                         _labels(data.get("outputs"), "outputs"), str(data.get("name", "")))
+                         _labels(data.get("outputs"), "outputs"),
+                         "" if name is None else str(name))
     if "masses" in data:
         if "focal_sets" not in data:
             raise FileFormatError("an evidential mechanism needs 'focal_sets' next to 'masses'")
@@ -99,7 +102,14 @@ def load_mechanism(path: str | Path) -> Mechanism | EvidentialMechanism:
     p = Path(path)
     if not p.is_file():
         raise FileFormatError(f"no such file: {str(p)!r}")
-    text = p.read_text()
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise FileFormatError(
+            f"{str(p)!r} is not a UTF-8 text file (byte {exc.object[exc.start:exc.start + 1]!r}"
+            f" at offset {exc.start}); mechanism files are CSV, JSON or TOML text") from None
+    except OSError as exc:
+        raise FileFormatError(f"cannot read {str(p)!r}: {exc.strerror or exc}") from None
     suffix = p.suffix.lower()
     try:
         if suffix == ".csv":

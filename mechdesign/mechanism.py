@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_labels, check_stochastic
+from ._validation import check_labels, check_stochastic, frozen
 from .errors import InvalidMechanismError, InvalidParameterError
 
 
@@ -61,19 +61,24 @@ class Mechanism:
 
     Notes
     -----
-    ``matrix`` is a read-only copy. Mechanisms compare equal when their matrices and labels
-    are equal.
+    ``matrix`` is a read-only copy whose memory is an immutable buffer: setting
+    ``matrix.flags.writeable = True`` raises ``ValueError`` (on the array, its views and its
+    ``.base``), so a Mechanism cannot be changed after validation. Mechanisms compare equal
+    when their matrices and labels are equal.
     """
 
     def __init__(self, matrix: Any, inputs: Sequence | None = None,
                  outputs: Sequence | None = None, name: str = "") -> None:
-        Q = check_stochastic(matrix, "matrix")
-        Q.flags.writeable = False
+        Q = frozen(check_stochastic(matrix, "matrix"))
         d = self.__dict__
         d["matrix"] = Q
         d["inputs"] = check_labels(inputs, Q.shape[0], "inputs")
         d["outputs"] = check_labels(outputs, Q.shape[1], "outputs")
-        d["name"] = str(name)
+        d["name"] = "" if name is None else str(name)
+
+    def __reduce__(self) -> tuple:
+        # rebuild through __init__ so an unpickled or copied matrix is frozen again
+        return (type(self), (self.matrix, self.inputs, self.outputs, self.name))
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError(f"Mechanism is immutable; cannot set {key!r}")

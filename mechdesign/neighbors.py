@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,21 +20,30 @@ def distance_matrix(distance: Any, inputs: Sequence) -> np.ndarray:
     Parameters
     ----------
     distance : array_like or networkx.Graph
-        A matrix (non-negative, zero diagonal, ``inf`` allowed for "no constraint"), or a
-        graph whose nodes are the input labels; ``d(x, x')`` is then the shortest-path length
-        with edge attribute ``"weight"`` (default 1). Disconnected pairs get ``inf``.
+        A matrix (non-negative, zero diagonal, ``inf`` allowed for "no constraint"), or an
+        undirected graph whose nodes are the input labels; ``d(x, x')`` is then the
+        shortest-path length with edge attribute ``"weight"`` (default 1; any positive finite
+        real, numpy scalars included). Disconnected pairs get ``inf``. A directed graph is
+        refused: it would give a one-way, non-symmetric distance.
     inputs : sequence
         The mechanism's input labels, in row order.
     """
     k = len(inputs)
     if isinstance(distance, nx.Graph):
+        if distance.is_directed():
+            raise InvalidParameterError(
+                f"distance graph is a directed {type(distance).__name__}; a metric is "
+                "symmetric (d(x, x') = d(x', x)), so give an undirected networkx Graph "
+                "(e.g. graph.to_undirected()) or a symmetric matrix")
         missing = [x for x in inputs if x not in distance]
         if missing:
             raise InvalidParameterError(
                 f"graph has no node for inputs {missing[:5]!r} (nodes must be the input labels)")
         for u, v, w in distance.edges(data="weight", default=1.0):
-            if not (isinstance(w, int | float) and np.isfinite(w) and w > 0):
-                raise InvalidParameterError(f"edge ({u!r}, {v!r}) has weight {w!r}; need > 0")
+            if (isinstance(w, bool) or not isinstance(w, numbers.Real)
+                    or not (np.isfinite(w) and w > 0)):
+                raise InvalidParameterError(
+                    f"edge ({u!r}, {v!r}) has weight {w!r}; need a finite number > 0")
         index = {x: i for i, x in enumerate(inputs)}
         D = np.full((k, k), np.inf)
         for src, lengths in nx.all_pairs_dijkstra_path_length(distance, weight="weight"):

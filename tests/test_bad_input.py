@@ -85,6 +85,18 @@ CASES = [
      InvalidMechanismError, r"distinct.*\('a', 'a'\)"),
     ("unhashable-labels", lambda: Mechanism([[0.5, 0.5]], outputs=[["a"], ["b"]]),
      InvalidMechanismError, r"hashable.*\['a'\]"),
+    ("string-input-labels", lambda: Mechanism([[0.5, 0.5], [0.5, 0.5]], inputs="ab"),
+     InvalidMechanismError, r"inputs must be a sequence of labels, not the string 'ab'"),
+    ("string-output-labels", lambda: Mechanism([[0.5, 0.5]], outputs="ab"),
+     InvalidMechanismError, r"outputs .* the string 'ab'"),
+    ("string-evidential-outputs",
+     lambda: EvidentialMechanism([[1.0]], [["a", "b"]], outputs="ab"),
+     InvalidMechanismError, r"outputs .* the string 'ab'"),
+    ("unhashable-focal-label",
+     lambda: EvidentialMechanism([[1.0]], [["a", {"x": 1}]]),
+     InvalidMechanismError, r"unhashable label \{'x': 1\}"),
+    ("focal-sets-a-string", lambda: EvidentialMechanism([[1.0]], "a"),
+     InvalidMechanismError, r"focal_sets must be .*got 'a'"),
     # ---- epsilon / delta / probabilities
     ("eps<0", lambda: randomized_response(3, -0.5),
      InvalidParameterError, r"epsilon must be >= 0, got -0\.5"),
@@ -177,8 +189,30 @@ CASES = [
      InvalidParameterError, r"weight -2\.0"),
     ("graph-zero-weight", lambda: epsilon_metric(W, _graph(0.0)),
      InvalidParameterError, r"weight 0\.0"),
+    ("graph-directed", lambda: epsilon_metric(W, nx.DiGraph([("P", "notP")])),
+     InvalidParameterError, r"directed DiGraph; a metric is symmetric"),
+    ("graph-string-weight", lambda: epsilon_metric(W, _graph("2")),
+     InvalidParameterError, r"weight '2'"),
+    ("graph-bool-weight", lambda: epsilon_metric(W, _graph(True)),
+     InvalidParameterError, r"weight True"),
     ("graph-missing-node", lambda: epsilon_metric(W, nx.path_graph(2)),
      InvalidParameterError, r"\['P', 'notP'\]"),
+    # ---- catalog at large epsilon: a typed error, not OverflowError / NaN / inf-LDP
+    ("unary-optimized-eps-800", lambda: unary_encoding(3, 800.0, optimized=True),
+     InvalidParameterError, r"epsilon = 800\.0 is too large.*largest supported epsilon here "
+     r"is 353\.85"),
+    ("rr-eps-710", lambda: randomized_response(3, 710.0),
+     InvalidParameterError, r"epsilon = 710\.0.*708\.39"),
+    ("hadamard-eps-708", lambda: hadamard_response(3, 708.0),
+     InvalidParameterError, r"epsilon = 708\.0.*707\.70"),
+    ("subset-eps-708", lambda: subset_selection(5, 2, 708.0),
+     InvalidParameterError, r"epsilon = 708\.0.*707\.01"),
+    ("geometric-eps-400", lambda: truncated_geometric(3, 400.0),
+     InvalidParameterError, r"epsilon = 400\.0.*354\.19"),
+    ("deletion-counterexample-eps-800", lambda: deletion_counterexample(800.0),
+     InvalidParameterError, r"epsilon = 800\.0.*ln 3"),
+    ("unary-optimized-not-bool", lambda: unary_encoding(3, 1.0, optimized="no"),
+     InvalidParameterError, r"optimized must be True or False, got 'no'"),
     # ---- algebra and sampling
     ("then-wrong-rows", lambda: W.then(np.eye(3)),
      InvalidMechanismError, r"G has 3 rows, expected 2"),
@@ -244,9 +278,38 @@ def test_the_table_is_large_and_ids_are_unique():
     ("text.csv", "a,b\n0.5,x\n", r"non-numeric entry.*'x'"),
     ("ragged.csv", "0.5,0.5\n1.0\n", r"different lengths: \[1, 2\]"),
     ("m.txt", "0.5,0.5", r"unknown file type '\.txt'"),
+    ("strlabels.json", '{"matrix": [[0.5, 0.5], [0.25, 0.75]], "inputs": "ab"}',
+     r"'inputs' must be a list, got 'ab'"),
 ])
 def test_bad_files(tmp_path, name, text, pattern):
     path = tmp_path / name
     path.write_text(text)
     with pytest.raises(FileFormatError, match=pattern):
         load_mechanism(path)
+
+
+def test_unhashable_focal_label_in_a_file_is_named(tmp_path):
+    path = tmp_path / "unhashable.json"
+    path.write_text('{"masses": [[1.0]], "focal_sets": [["a", {"x": 1}]]}')
+    with pytest.raises(InvalidMechanismError, match=r"unhashable label \{'x': 1\}"):
+        load_mechanism(path)
+
+
+def test_binary_file_is_a_typed_file_error_naming_the_file(tmp_path):
+    path = tmp_path / "bin.csv"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(FileFormatError, match=r"bin\.csv' is not a UTF-8 text file"):
+        load_mechanism(path)
+
+
+def test_json_null_name_means_no_name(tmp_path):
+    path = tmp_path / "null.json"
+    path.write_text('{"matrix": [[0.5, 0.5], [0.25, 0.75]], "name": null}')
+    assert load_mechanism(path).name == ""
+    assert Mechanism([[1.0]], name=None).name == ""
+
+
+@pytest.mark.parametrize("weight", [np.int64(2), np.float32(2.0), np.float64(2.0), 2, 2.0])
+def test_graph_weights_may_be_numpy_numbers(weight):
+    # warner(0.75) has eps = ln 3; at distance 2 the metric epsilon is ln 3 / 2
+    assert epsilon_metric(W, _graph(weight)) == pytest.approx(math.log(3) / 2, rel=1e-15)

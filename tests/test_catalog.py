@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import networkx as nx
 import numpy as np
@@ -28,7 +29,8 @@ from mechdesign import (
     unary_encoding,
     warner,
 )
-from mechdesign.catalog import CATALOG, MAX_UNARY_K
+from mechdesign.catalog import CATALOG, MAX_UNARY_K, TINY, max_epsilon
+from mechdesign.errors import InvalidParameterError
 
 EPS = st.floats(0.0, 8.0)
 
@@ -193,8 +195,8 @@ def test_truncated_geometric(n, eps):
                 expected = a ** x / (1 + a)
             elif y == n - 1:
                 expected = a ** (n - 1 - x) / (1 + a)
-            else:
-                expected = (1 - a) / (1 + a) * a ** abs(x - y)
+            else:  # 1 - a as -expm1(-eps): exact even for eps ~ 1e-200
+                expected = -math.expm1(-eps) / (1 + a) * a ** abs(x - y)
             assert m.matrix[x, y] == pytest.approx(expected, rel=1e-12, abs=1e-300)
     # metric privacy with |x - x'|: exactly eps; over all inputs: (n - 1) eps
     assert epsilon_metric(m, line_distance(n)) == pytest.approx(eps, abs=1e-9)
@@ -224,7 +226,186 @@ def test_deletion_counterexample_rows():
                                rtol=1e-14)
 
 
-def test_catalog_names_have_docstrings_with_a_source():
+SOURCES = {  # constructor -> the source its docstring must cite (author and year)
+    "warner": ("Warner", "1965"),
+    "randomized_response": ("Kairouz", "2016"),
+    "dont_know": ("Li et al.", "2022"),
+    "q_lambda": ("Li et al.", "2022"),
+    "unary_encoding": ("Wang et al.", "2017"),
+    "subset_selection": ("Ye & Barg", "2018"),
+    "hadamard_response": ("Acharya", "2019"),
+    "truncated_geometric": ("Ghosh", "2012"),
+    "deletion_counterexample": ("Huang & Canonne", "Lemma 4.2"),
+}
+
+
+def test_catalog_docstrings_give_a_source_and_the_matrix():
+    """Every constructor's docstring cites its source (author and year or lemma) and gives
+    its matrix as a formula: a ``.. math::`` block that defines ``Q`` (or the rows/masses)
+    entry by entry."""
+    assert set(SOURCES) == set(CATALOG)
     for name, ctor in CATALOG.items():
         doc = ctor.__doc__ or ""
-        assert any(ch.isdigit() for ch in doc), name  # a year, section or lemma number
+        for needle in SOURCES[name]:
+            assert needle in doc, (name, needle)
+        assert ".. math::" in doc, name
+        math_block = doc.split(".. math::", 1)[1]
+        assert any(marker in math_block for marker in ("Q[", "Q_", "R(", "begin{array}")), name
+
+
+def test_unary_encoding_docstring_gives_the_entry_formula():
+    doc = unary_encoding.__doc__
+    assert r"Q[x, v] = p^{v_x} (1-p)^{1-v_x} \prod_{i \ne x} q^{v_i} (1-q)^{1-v_i}" in doc
+
+
+# --------------------------------------------------------------------------- large epsilon
+# Rule: a catalog matrix is returned only when its measured privacy is its nominal epsilon;
+# at an epsilon where the smallest exact entry is below 2^-1022 (not a normal double) the
+# constructor raises InvalidParameterError naming epsilon and the largest supported one.
+# Tolerance: 1e-9 relative, plus 1e-14 absolute because entries of order 1 carry an
+# absolute rounding of ~1e-16, which no relative bound can beat as eps -> 0.
+
+
+def close_to(measured: float, eps: float) -> bool:
+    return abs(measured - eps) <= 1e-9 * eps + 1e-14
+
+
+FRACTIONS = st.one_of(st.floats(0.0, 1.0), st.just(1.0), st.floats(0.999, 1.0),
+                      st.floats(0.0, 1e-6))
+"""Where in [0, eps_max] to test: anywhere, at the maximum, just below it, near 0."""
+
+
+@st.composite
+def catalog_at_large_epsilon(draw):
+    """(name, constructor call, eps_max, measure of the mechanism's own guarantee)."""
+    name = draw(st.sampled_from(["randomized_response", "unary_encoding", "unary_optimized",
+                                 "subset_selection", "hadamard_response",
+                                 "truncated_geometric"]))
+    k = draw(st.integers(2, 6))
+    if name == "randomized_response":
+        top = max_epsilon(name, k=k)
+        return name, lambda e: randomized_response(k, e), top, epsilon_ldp
+    if name in ("unary_encoding", "unary_optimized"):
+        opt = name == "unary_optimized"
+        top = max_epsilon("unary_encoding", k=k, optimized=opt)
+        return name, lambda e: unary_encoding(k, e, optimized=opt), top, epsilon_ldp
+    if name == "subset_selection":
+        d = draw(st.integers(1, k - 1))
+        return (name, lambda e: subset_selection(k, d, e), max_epsilon(name, k=k, d=d),
+                epsilon_ldp)
+    if name == "hadamard_response":
+        return name, lambda e: hadamard_response(k, e), max_epsilon(name, k=k), epsilon_ldp
+    n = draw(st.integers(2, 40))
+    # its own guarantee: eps-metric privacy for |x - x'|
+    return (name, lambda e: truncated_geometric(n, e), max_epsilon(name, n=n),
+            lambda m: epsilon_metric(m, line_distance(n)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(catalog_at_large_epsilon(), FRACTIONS)
+def test_measured_epsilon_is_nominal_up_to_the_documented_maximum(case, frac):
+    name, build, top, measure = case
+    eps = frac * top
+    m = build(eps)
+    assert close_to(measure(m), eps), (name, eps, measure(m))
+    positive = m.matrix[m.matrix > 0]
+    # (truncated_geometric at a subnormal eps has interior entries ~ eps/2: documented)
+    if name != "truncated_geometric" or eps >= 1e-300:
+        # every entry the formula makes positive is (about) a normal double; slack 1e-12
+        # relative: eps_max ~ 708 is itself rounded by 1e-13, and so is exp(-eps_max)
+        assert positive.min() >= TINY * (1 - 1e-12), (name, eps)
+    if name != "truncated_geometric":
+        assert (m.matrix > 0).all(), name  # an LDP matrix with a zero would be inf-LDP
+
+
+@settings(max_examples=150, deadline=None)
+@given(catalog_at_large_epsilon(), st.one_of(st.just(0.0), st.floats(1e-12, 1e6)))
+def test_above_the_documented_maximum_a_typed_error_names_both(case, excess):
+    _, build, top, _ = case
+    eps = np.nextafter(top, math.inf) if excess == 0.0 else top * (1 + excess)
+    eps = float(eps)
+    with pytest.raises(InvalidParameterError) as info:
+        build(eps)
+    msg = str(info.value)
+    assert f"epsilon = {eps!r}" in msg
+    assert f"largest supported epsilon here is {top!r}" in msg
+
+
+LN2 = math.log(2.0)
+
+
+def test_documented_maxima_closed_forms():
+    # smallest entry = 2^-1022 (see each docstring), solved by hand
+    assert max_epsilon("randomized_response", k=3) == pytest.approx(1022 * LN2, rel=1e-15)
+    # unary symmetric: q^k = 2^-1022 with q = 1/(1 + e^(eps/2)) -> 2 ln(2^(1022/k) - 1)
+    assert max_epsilon("unary_encoding", k=2) == pytest.approx(1022 * LN2, rel=1e-15)
+    assert max_epsilon("unary_encoding", k=12) == pytest.approx(
+        2 * math.log(2 ** (1022 / 12) - 1), rel=1e-15)
+    assert max_epsilon("unary_encoding", k=12) == pytest.approx(118.066, abs=1e-3)
+    # unary optimized: q^(k-1)/2 = 2^-1022 with q = 1/(1 + e^eps)
+    assert max_epsilon("unary_encoding", k=2, optimized=True) == pytest.approx(1021 * LN2,
+                                                                               rel=1e-15)
+    assert max_epsilon("unary_encoding", k=12, optimized=True) == pytest.approx(64.337,
+                                                                                abs=1e-3)
+    # hadamard: 1/((K/2)(e^eps + 1)) = 2^-1022, K = 4 for k = 2, 3; K = 8 for k = 4..7
+    assert max_epsilon("hadamard_response", k=3) == pytest.approx(1021 * LN2, rel=1e-15)
+    assert max_epsilon("hadamard_response", k=5) == pytest.approx(1020 * LN2, rel=1e-15)
+    # subset selection: C(k-1, d-1) e^eps + C(k-1, d) = 2^1022; k = 5, d = 2: 4 e^eps + 6
+    assert max_epsilon("subset_selection", k=5, d=2) == pytest.approx(
+        1022 * LN2 - math.log(4), rel=1e-15)
+    # truncated geometric, n = 3: corner alpha^2/(1 + alpha): e^(2 eps) + e^eps = 2^1022,
+    # a quadratic in e^eps with X = 2^1022
+    root = 2.0 ** 511 - 0.5  # (-1 + sqrt(1 + 4 X)) / 2 = sqrt(X) - 1/2 + O(X^-1/2)
+    assert max_epsilon("truncated_geometric", n=3) == pytest.approx(math.log(root), rel=1e-14)
+    assert max_epsilon("deletion_counterexample") == math.log(3)
+
+
+@pytest.mark.parametrize("n", [2, 5, 40, 1100, 3000])
+def test_truncated_geometric_maximum_against_mpmath(n):
+    """The bisection's eps_max against the exact smallest entry in 60-digit arithmetic."""
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 60
+
+    def smallest(eps: float):
+        a = mpmath.exp(-mpmath.mpf(eps))
+        corner = a ** (n - 1) / (1 + a)
+        if n < 3:
+            return corner
+        return min(corner, (1 - a) / (1 + a) * a ** (n - 2))
+
+    top = max_epsilon("truncated_geometric", n=n)
+    tiny = mpmath.mpf(2) ** -1022
+    assert smallest(top) >= tiny * (1 - mpmath.mpf(10) ** -12)
+    assert smallest(top * (1 + 1e-9)) < tiny
+    m = truncated_geometric(n, top)
+    assert m.matrix[m.matrix > 0].min() >= TINY * (1 - 1e-12)
+    if n <= 40:  # (the measure is O(n^3))
+        assert close_to(epsilon_metric(m, line_distance(n)), top)
+
+
+def test_audit_repros_at_large_epsilon():
+    # symmetric unary encoding at eps = 60: q = 1 - p used to cancel (+0.002 excess)
+    assert epsilon_ldp(unary_encoding(3, 60.0)) == pytest.approx(60.0, rel=1e-12)
+    # optimized at eps = 80 used to give NaN (q rounded to 0)
+    m = unary_encoding(3, 80.0, optimized=True)
+    assert np.isfinite(m.matrix).all()
+    assert epsilon_ldp(m) == pytest.approx(80.0, rel=1e-12)
+    # eps = 705 used to zero the off-diagonal (inf-LDP)
+    assert epsilon_ldp(randomized_response(3, 705.0)) == pytest.approx(705.0, rel=1e-12)
+    assert epsilon_ldp(hadamard_response(3, 705.0)) == pytest.approx(705.0, rel=1e-12)
+    for call in (lambda: unary_encoding(3, 800.0, optimized=True),  # was OverflowError
+                 lambda: randomized_response(3, 800.0),
+                 lambda: deletion_counterexample(800.0)):          # was OverflowError
+        with pytest.raises(InvalidParameterError, match=r"800\.0"):
+            call()
+
+
+@pytest.mark.parametrize("flag", ["no", "False", 0, 1, None, 1.0])
+def test_unary_encoding_optimized_must_be_a_bool(flag):
+    with pytest.raises(InvalidParameterError, match=f"optimized must be True or False, got "
+                                                    f"{re.escape(repr(flag))}"):
+        unary_encoding(3, 1.0, optimized=flag)
+
+
+def test_unary_encoding_accepts_numpy_bools():
+    assert unary_encoding(3, 1.0, optimized=np.bool_(True)) == unary_encoding(3, 1.0, True)

@@ -58,6 +58,49 @@ def test_immutable():
         DK.masses = np.eye(3)
 
 
+def test_masses_and_focal_masks_cannot_be_made_writeable():
+    # audit: masses' flag could be flipped back; focal_masks was a plain writeable array and
+    # `dk.focal_masks[2] = 1` changed dk.bel({'Yes'})
+    dk = dont_know(0.6, 0.2)
+    masses, masks = dk.masses.copy(), dk.focal_masks.copy()
+    for arr in (dk.masses, dk.masses.base, dk.focal_masks, dk.focal_masks.base):
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            arr.flags.writeable = True
+    with pytest.raises(ValueError, match="read-only"):
+        dk.focal_masks[2] = 1
+    np.testing.assert_array_equal(dk.masses, masses)
+    np.testing.assert_array_equal(dk.focal_masks, masks)
+    np.testing.assert_array_equal(dk.focal_masks, [0b01, 0b10, 0b11])
+    # bel({Yes}) = m({Yes}) = p for P, q for notP (s.4)
+    np.testing.assert_allclose(dk.bel({YES}), [0.6, 0.2], rtol=0, atol=1e-15)
+
+
+def test_seventy_outputs_use_python_int_masks():
+    # audit: int64 masks overflowed at 64 outputs, so from_mechanism failed on RR(70)
+    labels = list(range(70))
+    ev = EvidentialMechanism([[0.5, 0.25, 0.25], [0.25, 0.5, 0.25]],
+                             [{69}, {0, 68}, set(labels)], outputs=labels)
+    assert ev.focal_masks.dtype == object
+    assert list(ev.focal_masks) == [1 << 69, (1 << 68) | 1, (1 << 70) - 1]
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        ev.focal_masks.flags.writeable = True
+    with pytest.raises(ValueError, match="read-only"):
+        ev.focal_masks[0] = 0
+    # bel / pl of single events by the definitions (sums over subsets / meeting sets)
+    np.testing.assert_allclose(ev.bel({69}), [0.5, 0.25], rtol=0, atol=0)
+    np.testing.assert_allclose(ev.bel({0, 68, 69}), [0.75, 0.75], rtol=0, atol=0)
+    np.testing.assert_allclose(ev.pl({68}), [0.5, 0.75], rtol=0, atol=0)
+    np.testing.assert_allclose(ev.pl({5}), [0.25, 0.25], rtol=0, atol=0)
+    # at 62 outputs and below the masks stay int64 (the fast path)
+    small = EvidentialMechanism([[1.0]], [set(range(62))])
+    assert small.focal_masks.dtype == np.int64 and small.focal_masks[0] == (1 << 62) - 1
+    # an ordinary mechanism with 70 outputs converts and back
+    Q = np.full((2, 70), 1 / 70)
+    m = Mechanism(Q)
+    conv = EvidentialMechanism.from_mechanism(m)
+    assert conv.is_bayesian and conv.as_bayesian_mechanism() == m
+
+
 def test_event_decodes_bitmasks():
     assert DK.event(0) == frozenset()
     assert DK.event(1) == frozenset({YES})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from mechdesign import (
     ValidationError,
     dont_know,
     load_mechanism,
+    randomized_response,
     save_mechanism,
     truncated_geometric,
     warner,
@@ -281,3 +283,137 @@ def test_console_script_subprocess():
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0
     assert bad.stderr.strip() == "mechdesign: error: p must lie in [0, 1], got 2.0"
+
+
+# --------------------------------------------------------------------------- audit 2: CLI errors
+
+
+def _write(tmp_path: Path, name: str, content: bytes | str) -> str:
+    p = tmp_path / name
+    if isinstance(content, bytes):
+        p.write_bytes(content)
+    else:
+        p.write_text(content)
+    return str(p)
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    (lambda t: ["check", _write(t, "bin.csv", b"\xff\xfe\x00garbage")],
+     "bin.csv' is not a UTF-8 text file"),
+    (lambda t: ["check", _write(t, "unh.json",
+                                '{"masses": [[1.0]], "focal_sets": [["a", {"x": 1}]]}')],
+     "unhashable label {'x': 1}"),
+    (lambda t: ["check", _write(t, "unhl.json",
+                                '{"matrix": [[0.5, 0.5], [0.25, 0.75]], '
+                                '"inputs": [{"a": 1}, "b"]}')],
+     "label {'a': 1} is unhashable"),
+    (lambda t: ["check", "unary_encoding", "k=3", "epsilon=800", "optimized=true"],
+     "epsilon = 800.0 is too large"),
+    (lambda t: ["check", "unary_encoding", "k=3", "epsilon=1", "optimized=2"],
+     "optimized must be True or False, got 2"),
+    (lambda t: ["check", "randomized_response", "k=3", "epsilon=705.5"], None),
+    (lambda t: ["check", "randomized_response", "k=3", "epsilon=709"],
+     "largest supported epsilon here is 708.39"),
+    (lambda t: ["check", "deletion_counterexample", "epsilon=800"], "epsilon = 800.0"),
+    (lambda t: ["check", "randomized_response", "k=1000000", "epsilon=1"],
+     "1000000 x 1000000"),
+], ids=["binary-file", "unhashable-focal-label", "unhashable-input-label", "unary-eps-800",
+        "optimized-not-bool", "rr-eps-705-ok", "rr-eps-709", "deletion-eps-800",
+        "rr-too-big"])
+def test_audit_cli_errors_are_one_line(capsys, tmp_path, argv, needle):
+    rc = main(argv(tmp_path))
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    if needle is None:  # this one must work: RR at eps = 705.5 is exactly 705.5-LDP
+        assert rc == 0, captured.err
+        assert "705.5" in captured.out
+        return
+    assert rc != 0
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("mechdesign: error:")
+    assert needle in lines[0]
+
+
+def test_check_json_null_name(capsys, tmp_path):
+    path = _write(tmp_path, "null.json", '{"matrix": [[0.5, 0.5], [0.25, 0.75]], "name": null}')
+    rc, out, _ = run(capsys, "check", path)
+    assert rc == 0
+    assert out.splitlines()[0] == "mechanism: 2 inputs x 2 outputs"  # not "mechanism None"
+
+
+def _evidential_file(tmp_path: Path, n_outputs: int) -> str:
+    """Two inputs; messages {0}, {1} and the whole output set: mass SLDP = ln 3."""
+    data = {"masses": [[0.3, 0.1, 0.6], [0.1, 0.3, 0.6]],
+            "focal_sets": [[0], [1], list(range(n_outputs))]}
+    return _write(tmp_path, f"ev{n_outputs}.json", json.dumps(data))
+
+
+@pytest.mark.parametrize("n_outputs", [17, 40, 63, 70])
+def test_check_large_evidential_reports_what_needs_no_events(capsys, tmp_path, n_outputs):
+    # audit: 17-63 outputs failed as a whole ("2^18 events ..."), >= 64 overflowed
+    rc, out, err = run(capsys, "check", _evidential_file(tmp_path, n_outputs), "--json")
+    assert rc == 0, err
+    data = json.loads(out)
+    m = data["measures"]
+    assert m["epsilon_sldp_mass"] == pytest.approx(LN(3), abs=1e-12)  # 0.3 / 0.1
+    assert m["epsilon_ldp"] == pytest.approx(LN(3), abs=1e-12)  # LDP of the messages
+    # deletion: max(eps/2, ln sum max, -ln sum min) = max(ln3/2, ln 1.2, -ln 0.8) = ln3/2
+    assert m["epsilon_deletion"] == pytest.approx(LN(3) / 2, abs=1e-12)
+    assert set(data["skipped"]) == {"epsilon_sldp_pl", "epsilon_sldp_bel", "epsilon_wldp"}
+    assert all(f"2^{n_outputs} events" in why for why in data["skipped"].values())
+    rc, out, err = run(capsys, "check", _evidential_file(tmp_path, n_outputs))
+    assert rc == 0, err
+    assert out.strip().splitlines()[-1].startswith(
+        "skipped: epsilon_sldp_pl, epsilon_sldp_bel, epsilon_wldp (needs all 2^")
+
+
+def test_check_small_evidential_skips_nothing(capsys):
+    rc, out, _ = run(capsys, "check", "dont_know", "p=0.6", "q=0.2", "--json")
+    assert rc == 0 and json.loads(out)["skipped"] == {}
+
+
+def test_check_bayesian_evidential_beyond_64_outputs(capsys, tmp_path):
+    # singleton messages: pl = bel = P, so every measure applies at any size and equals
+    # the LDP epsilon of RR(70, 1), which is 1
+    rr = randomized_response(70, 1.0)
+    data = {"masses": rr.matrix.tolist(), "focal_sets": [[y] for y in range(70)]}
+    rc, out, err = run(capsys, "check", _write(tmp_path, "rr70.json", json.dumps(data)),
+                       "--json")
+    assert rc == 0, err
+    result = json.loads(out)
+    assert result["skipped"] == {}
+    for key in ("epsilon_sldp_mass", "epsilon_sldp_pl", "epsilon_sldp_bel", "epsilon_wldp",
+                "epsilon_ldp"):
+        assert result["measures"][key] == pytest.approx(1.0, rel=1e-14), key
+
+
+def test_broken_pipe_is_quiet():
+    """`mechdesign ... | head` must not end with "[Errno 32] Broken pipe" or a traceback."""
+    script = Path(sys.executable).parent / "mechdesign"
+    r, w = os.pipe()
+    os.close(r)  # the reader is gone before the first write
+    try:
+        proc = subprocess.run([str(script), "check", "dont_know", "p=0.6", "q=0.2"],
+                              stdout=w, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(w)
+    assert proc.stderr == ""
+    assert proc.returncode == 1
+
+
+def test_broken_pipe_in_process(monkeypatch, capsys):
+    class ClosedPipe:
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    rc = main(["check", "warner", "p=0.75"])
+    monkeypatch.undo()
+    assert rc == 1
+    assert capsys.readouterr().err == ""
+

@@ -28,6 +28,29 @@ def test_matrix_is_a_read_only_copy():
     assert m.Q is m.matrix
 
 
+def test_writeable_flag_cannot_be_flipped_back():
+    # audit: the matrix owned its data, so `m.matrix.flags.writeable = True` succeeded
+    m = warner(0.75)
+    before = m.matrix.copy()
+    for arr in (m.matrix, m.matrix.base, m.Q, m.matrix[0], m.matrix.T, m.matrix.view()):
+        if arr is None:
+            continue
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            arr.flags.writeable = True
+    np.testing.assert_array_equal(m.matrix, before)
+    assert m == warner(0.75) and hash(m) == hash(warner(0.75))
+
+
+def test_copies_and_pickles_stay_read_only():
+    import copy
+    import pickle
+    m = Mechanism([[0.25, 0.75], [0.5, 0.5]], ["a", "b"], ["y", "n"], name="m")
+    for clone in (pickle.loads(pickle.dumps(m)), copy.deepcopy(m), copy.copy(m)):
+        assert clone == m and clone.name == "m"
+        with pytest.raises(ValueError):
+            clone.matrix.flags.writeable = True
+
+
 @pytest.mark.parametrize("attr", ["matrix", "inputs", "outputs", "name", "new_attribute"])
 def test_attributes_cannot_be_set(attr):
     m = warner(0.75)

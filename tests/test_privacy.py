@@ -42,6 +42,7 @@ from mechdesign import (
     randomized_response,
     warner,
 )
+from mechdesign.errors import SizeLimitError
 
 LN = math.log
 KINDS = ("mass", "pl", "bel")
@@ -417,8 +418,14 @@ def test_epsilon_deletion_reference_satisfies_the_constraints(m):
     assert r.shape == (Q.shape[1],)
     assert (r >= 0).all()
     assert abs(r.sum() - 1) <= 1e-9
-    assert (Q <= s * r + 1e-9).all()
-    assert (r / s <= Q + 1e-9).all()
+    # e^-eps r_y <= Q[x, y] <= e^eps r_y, checked RELATIVELY so that an entry of 1e-18 is
+    # held to its own scale (an absolute 1e-9 would accept any r for it). Slack 1e-12: e^eps
+    # at eps up to ~700 carries a relative rounding of eps * 2^-53 ~ 1e-13.
+    rel = 1 + 1e-12
+    assert (Q <= s * r * rel).all(), np.max(Q / (s * r))
+    assert (r <= s * Q * rel).all(), np.max(r / (s * Q))
+    # where a column is zero for every input the reference must be exactly zero too
+    assert (r[Q.max(axis=0) == 0] == 0).all()
     # deletion eps is at least half the replacement eps (Lemma 4.2 with delta = 0) and at
     # most the replacement eps (Lemma 4.1: reference R0 = Q[x0])
     eps_ldp = brute_epsilon_ldp(Q)
@@ -443,6 +450,84 @@ def test_post_processing_never_raises_ldp(m, data, eps):
     post = m.then(G)
     assert epsilon_ldp(post) <= epsilon_ldp(m) + 1e-9
     assert delta_ldp(post, eps) <= delta_ldp(m, eps) + 1e-12
+
+
+@settings(max_examples=100, deadline=None)
+@given(mechanisms(), st.data())
+def test_post_processing_never_raises_deletion_epsilon(m, data):
+    # Huang & Canonne Def. 2.3: if r certifies Q at eps, r @ G certifies Q @ G at eps
+    G = data.draw(stochastic_matrices((m.n_outputs, m.n_outputs), (1, 4)))
+    post = m.then(G)
+    before, after = epsilon_deletion(m), epsilon_deletion(post)
+    assert after.epsilon <= before.epsilon * (1 + 1e-12) + 1e-12
+    if math.isfinite(before.epsilon):  # the post-processed reference is a certificate
+        r, s = before.reference @ G, math.exp(before.epsilon)
+        Qg = post.matrix
+        assert (Qg <= s * r * (1 + 1e-9) + 1e-300).all()
+        assert (r <= s * Qg * (1 + 1e-9) + 1e-300).all()
+
+
+@st.composite
+def random_metrics(draw, k: int) -> np.ndarray:
+    """A random metric on k points: shortest paths of a random weighted complete graph
+    (infinite weights allowed, i.e. missing edges), so the triangle inequality holds."""
+    W = np.full((k, k), math.inf)
+    for i, j in itertools.combinations(range(k), 2):
+        W[i, j] = W[j, i] = draw(st.one_of(st.floats(0.05, 5.0), st.just(math.inf)))
+    np.fill_diagonal(W, 0.0)
+    for via in range(k):  # Floyd-Warshall
+        W = np.minimum(W, W[:, [via]] + W[[via], :])
+    return W
+
+
+@settings(max_examples=100, deadline=None)
+@given(mechanisms(), st.data())
+def test_post_processing_never_raises_metric_epsilon(m, data):
+    D = data.draw(random_metrics(m.n_inputs))
+    G = data.draw(stochastic_matrices((m.n_outputs, m.n_outputs), (1, 4)))
+    post = m.then(G)
+    before, after = epsilon_metric(m, D), epsilon_metric(post, D)
+    assert after <= before * (1 + 1e-12) + 1e-12
+    # and against the brute force on the post-processed matrix (a second method)
+    assert same(after, brute_metric(post.matrix, D))
+
+
+def test_bayesian_measures_work_beyond_64_outputs():
+    # audit: EvidentialMechanism stored focal masks as int64 and overflowed at 64 outputs.
+    # RR(70, 1) is Bayesian: mass, pl and bel SLDP and WLDP all equal its LDP epsilon 1.
+    m = randomized_response(70, 1.0)
+    assert epsilon_ldp(m) == pytest.approx(1.0, rel=1e-14)
+    for kind in KINDS:
+        assert epsilon_sldp(m, kind) == pytest.approx(1.0, rel=1e-14), kind
+    assert epsilon_wldp(m) == pytest.approx(1.0, rel=1e-14)
+    ev = EvidentialMechanism.from_mechanism(m)
+    assert ev.is_bayesian and ev.n_outputs == 70
+    assert epsilon_wldp(ev) == pytest.approx(1.0, rel=1e-14)
+    # the Bayesian shortcut agrees with event enumeration where both run (16 outputs)
+    small = randomized_response(16, 1.0)
+    small_ev = EvidentialMechanism.from_mechanism(small)
+    A = small_ev.pl_matrix()
+    assert worst_ratio_over_events(A, A) == pytest.approx(epsilon_sldp(small, "pl"),
+                                                          rel=1e-12)
+    assert worst_ratio_over_events(small_ev.pl_matrix(), small_ev.bel_matrix()) == \
+        pytest.approx(epsilon_wldp(small), rel=1e-12)
+
+
+def worst_ratio_over_events(numer: np.ndarray, denom: np.ndarray) -> float:
+    """max over x, x', E of ln(numer[x, E] / denom[x', E]), events with numer = 0 skipped."""
+    live = numer.max(axis=0) > 0
+    return float(np.max(np.log(numer.max(axis=0)[live]) - np.log(denom.min(axis=0)[live])))
+
+
+def test_non_bayesian_mass_sldp_beyond_64_outputs():
+    # one message carries all 70 outputs: mass SLDP needs no events and is exact
+    outputs = list(range(70))
+    fsets = [frozenset(outputs), frozenset([0]), frozenset([1])]
+    ev = EvidentialMechanism([[0.5, 0.3, 0.2], [0.5, 0.1, 0.4]], fsets)
+    assert not ev.is_bayesian
+    assert epsilon_sldp(ev, "mass") == pytest.approx(LN(3), rel=1e-14)  # 0.3 / 0.1
+    with pytest.raises(SizeLimitError, match="2\\^70 events"):
+        epsilon_sldp(ev, "pl")
 
 
 @settings(max_examples=80, deadline=None)

@@ -230,17 +230,19 @@ def test_k_fold_binary_rr_against_kairouz_oh_viswanath(eps, k):
 def test_thousand_fold_rr_breakpoints_are_the_kov_points(eps):
     # 1000-fold binary RR: the loss takes the 1001 values (2j - 1000) eps and the atoms merge
     # exactly; every KOV point that doubles can tell apart (alpha not rounded to 0 or 1, beta
-    # not rounded to 1) is a breakpoint, and there are no others
+    # not within the rounding of a 1000-term sum of 1, 1e-13 as above) is a breakpoint, and
+    # there are no others
     rr = randomized_response(2, eps)
     f = tradeoff_function(rr, pair=(0, 1), k=1000)
     A, B = kov_points(eps, 1000, rr)
-    visible = (A > 0) & (A < 1 - 1e-15) & (B < 1 - 1e-15)
+    visible = (A > 0) & (A < 1 - 1e-13) & (B < 1 - 1e-13)
+    possible = (A > 0) & (A < 1) & (B < 1)  # within rounding of a corner: may or may not show
     assert f.is_convex
     assert len(f) <= 1002
     inner = f.alphas[(f.alphas > 0) & (f.alphas < 1)]
     for a in A[visible]:
         assert np.abs(inner - a).min() <= 1e-12 * a
-    assert len(inner) <= visible.sum() + 2
+    assert len(inner) <= possible.sum() + 2
 
 
 def test_k_rr_k_fold_worst_pair_equals_the_pair_curve():

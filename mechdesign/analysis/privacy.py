@@ -6,7 +6,8 @@ ignored and ``c / 0 = inf`` for ``c > 0``. Belief functions are sums of non-nega
 only (see :mod:`mechdesign._subsets`), so a mass of 1e-18 is measured as 1e-18 and an exact
 zero stays zero: solver noise can make an epsilon large, but never spuriously infinite or
 spuriously small. The only rounding is the floating-point evaluation itself (a few ulps);
-checks of a target (``holds_*``) therefore accept a measured value up to
+checks of a target (the ``.holds(mechanism)`` method of each privacy notion in
+:mod:`mechdesign.design.notions`) therefore accept a measured value up to
 :data:`EPSILON_TOL` above the target.
 
 References: Li et al. 2022 (``reference/belief_ldp.md``, section 2) and Huang & Canonne,
@@ -183,17 +184,21 @@ def epsilon_sldp(m: Any, kind: SLDPKind = "mass") -> float:
     mechanism over its messages); ``"pl"`` and ``"bel"``: the same ratio of plausibilities
     or beliefs over all events. Lemma 3.2: mass >= pl and mass >= bel. For a Bayesian
     mechanism all three equal its LDP epsilon. ``pl``/``bel`` enumerate the 2^m events
-    (at most 16 outputs).
+    (at most 16 outputs), except for a Bayesian mechanism (any number of outputs), where
+    ``pl_x(E) = bel_x(E) = P_x(E)`` and the worst event is a singleton (a ratio of sums is at
+    most the largest ratio of its terms), so they are its LDP epsilon over the outputs.
     """
+    if kind not in ("mass", "pl", "bel"):
+        raise InvalidParameterError(f"kind must be 'mass', 'pl' or 'bel', got {kind!r}")
     ev = as_evidential(m)
     if kind == "mass":
         A = ev.masses
+    elif ev.is_bayesian:
+        A = ev.as_bayesian_mechanism().matrix
     elif kind == "pl":
         A = ev.pl_matrix()
-    elif kind == "bel":
-        A = ev.bel_matrix()
     else:
-        raise InvalidParameterError(f"kind must be 'mass', 'pl' or 'bel', got {kind!r}")
+        A = ev.bel_matrix()
     return worst_log_ratio(A, A).epsilon
 
 
@@ -203,9 +208,14 @@ def epsilon_wldp(m: Any) -> float:
     .. math:: r_W = \max_{x, x', E} \frac{pl_x(E)}{bel_{x'}(E)}, \quad \varepsilon_W = \ln r_W,
 
     with ``x = x'`` included, so ``eps_W > 0`` as soon as a row puts mass on a non-singleton
-    message. Events with ``pl = 0`` everywhere are ignored.
+    message. Events with ``pl = 0`` everywhere are ignored. Enumerates the 2^m events (at
+    most 16 outputs), except for a Bayesian mechanism (any number of outputs): there
+    ``pl = bel = P`` and ``eps_W`` is its LDP epsilon over the outputs.
     """
     ev = as_evidential(m)
+    if ev.is_bayesian:
+        Q = ev.as_bayesian_mechanism().matrix
+        return worst_log_ratio(Q, Q).epsilon
     return worst_log_ratio(ev.pl_matrix(), ev.bel_matrix()).epsilon
 
 
