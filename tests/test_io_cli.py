@@ -230,6 +230,17 @@ def _focal_ints(tmp_path: Path) -> str:
     return str(p)
 
 
+def assert_one_line_error(rc: int, captured, needle: str) -> None:
+    """A failed command: non-zero status, nothing on stdout, one stderr line naming it."""
+    assert rc != 0
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("mechdesign: error:")
+    assert needle in lines[0]
+    assert "Traceback" not in captured.err
+
+
 @pytest.mark.parametrize(("argv", "needle"), [
     (lambda t: ["check", "nosuch"], "'nosuch'"),
     (lambda t: ["check", "warner", "p=2"], "2.0"),
@@ -253,14 +264,7 @@ def _focal_ints(tmp_path: Path) -> str:
         "focal-sets-not-lists"])
 def test_check_errors_are_one_line(capsys, tmp_path, argv, needle):
     rc = main(argv(tmp_path))
-    captured = capsys.readouterr()
-    assert rc != 0
-    assert captured.out == ""
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1, captured.err
-    assert lines[0].startswith("mechdesign: error:")
-    assert needle in lines[0]
-    assert "Traceback" not in captured.err
+    assert_one_line_error(rc, capsys.readouterr(), needle)
 
 
 def test_argparse_usage_errors_exit_non_zero_without_traceback(capsys):
@@ -328,12 +332,7 @@ def test_audit_cli_errors_are_one_line(capsys, tmp_path, argv, needle):
         assert rc == 0, captured.err
         assert "705.5" in captured.out
         return
-    assert rc != 0
-    assert captured.out == ""
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1, captured.err
-    assert lines[0].startswith("mechdesign: error:")
-    assert needle in lines[0]
+    assert_one_line_error(rc, captured, needle)
 
 
 def test_check_json_null_name(capsys, tmp_path):
