@@ -55,6 +55,16 @@ def same(a: float, b: float, tol: float = 1e-9) -> bool:
     return abs(a - b) <= tol * max(1.0, abs(b))
 
 
+def test_delta_never_exceeds_one_on_rows_summing_to_one_within_tolerance():
+    # disjoint supports, rows accepted at 1 + 5e-10 (ROW_SUM_TOL = 1e-9): the hockey-stick
+    # sum reads 1 + 5e-10, but a delta is a probability (found by hypothesis through
+    # approx_to_pure, which then refused "delta = 1.0000000000000002")
+    m = Mechanism([[0.6, 0.4 + 5e-10, 0.0], [0.0, 0.0, 1.0]])
+    assert hockey_stick(m.matrix[0], m.matrix[1], 0.0) == 1.0
+    assert delta_ldp(m, 0.0) == 1.0
+    assert delta_ldp(m, 2.0) == 1.0  # disjoint: every epsilon
+
+
 # --------------------------------------------------------------------------- brute force
 
 
