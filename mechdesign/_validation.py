@@ -110,6 +110,15 @@ def frozen(arr: np.ndarray) -> np.ndarray:
     return np.frombuffer(arr.tobytes(), dtype=arr.dtype).reshape(arr.shape)
 
 
+def is_hashable(label: Any) -> bool:
+    """Whether ``label`` can be a label (a dict key, a set member)."""
+    try:
+        hash(label)
+    except TypeError:
+        return False
+    return True
+
+
 def check_labels(labels: Any, n: int | None, what: str) -> tuple:
     """``n`` distinct hashable labels (any number when ``n`` is None), or ``range(n)`` when
     ``labels`` is None.
@@ -130,12 +139,10 @@ def check_labels(labels: Any, n: int | None, what: str) -> tuple:
     if n is not None and len(out) != n:
         raise InvalidMechanismError(f"{what} has {len(out)} labels for {n} entries: {out!r}")
     for label in out:
-        try:
-            hash(label)
-        except TypeError:
+        if not is_hashable(label):
             raise InvalidMechanismError(
                 f"{what} label {label!r} is unhashable (labels must be hashable: str, int, "
-                f"tuple, ...); got {out!r}") from None
+                f"tuple, ...); got {out!r}")
     distinct = len(set(out)) == len(out)
     if not distinct:
         raise InvalidMechanismError(f"{what} labels must be distinct, got {out!r}")

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import _subsets
-from ._validation import check_labels, check_stochastic, frozen
+from ._validation import check_labels, check_stochastic, frozen, is_hashable
 from .errors import InvalidMechanismError
 from .mechanism import Mechanism
 
@@ -33,12 +33,10 @@ def _as_focal_sets(focal_sets: Iterable) -> tuple[frozenset, ...]:
                 f"a focal set must be a collection of output labels, got {B!r}")
         labels = list(B)
         for y in labels:
-            try:
-                hash(y)
-            except TypeError:
+            if not is_hashable(y):
                 raise InvalidMechanismError(
                     f"focal set {labels!r} has the unhashable label {y!r} "
-                    f"(labels must be hashable: str, int, tuple, ...)") from None
+                    f"(labels must be hashable: str, int, tuple, ...)")
         fs = frozenset(labels)
         if not fs:
             raise InvalidMechanismError("focal sets must be non-empty, got an empty set")

@@ -85,3 +85,15 @@ def test_dont_know_family_refuses_other_problems():
     prob = load_problem("problems/krr_hamming.toml").problem
     with pytest.raises(InvalidParameterError, match="2 inputs, 2 outputs"):
         dont_know_family(0.9, 1.0, prob)
+
+
+def test_under_pl_sldp_dont_know_beats_warner(yes_no):
+    # the README's finding: Li et al.'s optimality of Warner is a mass-SLDP statement; matched
+    # on eps_pl = ln((1-q)/(1-p)), Q_2x3 with c = 0.9 has a smaller variance than Warner, and
+    # the designed pl-SLDP optimum is at least as good as both
+    prob = yes_no.with_privacy(md.SLDP(1.0, kind="pl"))
+    fams = comparison_families(prob, [0.5, 1.0])
+    assert np.all(fams["Q_2x3, c = 0.9"] < fams["Warner (Q_2x3, c = 1)"])
+    for e, dk in zip([0.5, 1.0], fams["Q_2x3, c = 0.9"], strict=True):
+        designed = prob.with_privacy(md.SLDP(e, kind="pl")).solve().value
+        assert designed <= dk * (1 + 1e-6)

@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .._subsets import MAX_EVENT_OUTPUTS
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from .privacy import (
@@ -17,20 +18,40 @@ from .privacy import (
     epsilon_wldp,
 )
 
+EVENT_MEASURES = ("epsilon_sldp_pl", "epsilon_sldp_bel", "epsilon_wldp")
+"""Measures of an evidential mechanism that enumerate all 2^m events (unless Bayesian)."""
+
+
+def skipped_measures(m: Mechanism | EvidentialMechanism) -> dict[str, str]:
+    """The measures :func:`privacy_report` leaves out of ``m``'s record, with the reason: the
+    event measures (:data:`EVENT_MEASURES`) of a non-Bayesian evidential mechanism with more
+    than :data:`~mechdesign._subsets.MAX_EVENT_OUTPUTS` outputs."""
+    if (isinstance(m, EvidentialMechanism) and m.n_outputs > MAX_EVENT_OUTPUTS
+            and not m.is_bayesian):
+        reason = (f"needs all 2^{m.n_outputs} events of the {m.n_outputs} outputs; event "
+                  f"enumeration is limited to {MAX_EVENT_OUTPUTS} outputs")
+        return dict.fromkeys(EVENT_MEASURES, reason)
+    return {}
+
 
 def privacy_report(m: Mechanism | EvidentialMechanism, epsilons: Sequence[float] = (),
                    distance: Any = None) -> dict[str, float]:
     """Measures of ``m`` by name: ``epsilon_ldp``, ``epsilon_deletion``, ``delta_ldp@eps`` for
     each eps in ``epsilons``, ``epsilon_metric`` when a ``distance`` is given, and for an
     evidential mechanism ``epsilon_sldp_mass``, ``epsilon_sldp_pl``, ``epsilon_sldp_bel`` and
-    ``epsilon_wldp``. Non-private is ``inf``.
+    ``epsilon_wldp`` (the last three left out, see :func:`skipped_measures`, when they would
+    enumerate too many events). Non-private is ``inf``.
     """
     out: dict[str, float] = {}
     ordinary = m.to_mechanism() if isinstance(m, EvidentialMechanism) else m
     if isinstance(m, EvidentialMechanism):
-        for kind in ("mass", "pl", "bel"):
-            out[f"epsilon_sldp_{kind}"] = epsilon_sldp(m, kind)
-        out["epsilon_wldp"] = epsilon_wldp(m)
+        skipped = skipped_measures(m)
+        out["epsilon_sldp_mass"] = epsilon_sldp(m, "mass")
+        for kind in ("pl", "bel"):
+            if f"epsilon_sldp_{kind}" not in skipped:
+                out[f"epsilon_sldp_{kind}"] = epsilon_sldp(m, kind)
+        if "epsilon_wldp" not in skipped:
+            out["epsilon_wldp"] = epsilon_wldp(m)
     out["epsilon_ldp"] = epsilon_ldp(ordinary)
     out["epsilon_deletion"] = epsilon_deletion(ordinary).epsilon
     for eps in epsilons:

@@ -13,9 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import catalog
-from .._subsets import MAX_EVENT_OUTPUTS
-from ..analysis.privacy import epsilon_sldp
-from ..analysis.report import privacy_report, ratio
+from ..analysis.report import privacy_report, ratio, skipped_measures
 from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..io import load_mechanism
@@ -84,28 +82,6 @@ def _describe(m: Mechanism | EvidentialMechanism) -> str:
     return f"mechanism{name}: {m.n_inputs} inputs x {m.n_outputs} outputs"
 
 
-EVENT_MEASURES = ("epsilon_sldp_pl", "epsilon_sldp_bel", "epsilon_wldp")
-"""Measures of an evidential mechanism that enumerate all 2^m events (unless Bayesian)."""
-
-
-def measure(m: Mechanism | EvidentialMechanism, epsilons: Sequence[float] = (),
-            distance: Any = None) -> tuple[dict[str, float], dict[str, str]]:
-    """Every applicable measure of ``m`` and, by name, the measures skipped with the reason.
-
-    A non-Bayesian evidential mechanism with more than :data:`MAX_EVENT_OUTPUTS` outputs
-    gets the measures that need no event enumeration (mass SLDP, the LDP, deletion and
-    delta of its messages, metric); plausibility/belief SLDP and WLDP are skipped.
-    """
-    if (isinstance(m, EvidentialMechanism) and m.n_outputs > MAX_EVENT_OUTPUTS
-            and not m.is_bayesian):
-        report = {"epsilon_sldp_mass": epsilon_sldp(m, "mass")}
-        report.update(privacy_report(m.to_mechanism(), epsilons=epsilons, distance=distance))
-        reason = (f"needs all 2^{m.n_outputs} events of the {m.n_outputs} outputs; event "
-                  f"enumeration is limited to {MAX_EVENT_OUTPUTS} outputs")
-        return report, dict.fromkeys(EVENT_MEASURES, reason)
-    return privacy_report(m, epsilons=epsilons, distance=distance), {}
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     m = resolve_mechanism(args.source, args.params)
     distance = None
@@ -117,7 +93,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as exc:
             raise InvalidParameterError(f"cannot read distance matrix {args.metric!r}: {exc}"
                                         ) from None
-    report, skipped = measure(m, epsilons=args.epsilon or (), distance=distance)
+    report = privacy_report(m, epsilons=args.epsilon or (), distance=distance)
+    skipped = skipped_measures(m)
     if args.json:
         print(json.dumps({"mechanism": _describe(m),
                           "measures": {k: (None if math.isinf(v) else v)
