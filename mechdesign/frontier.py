@@ -28,8 +28,8 @@ import numpy as np
 
 from ._validation import check_epsilon
 from .design.problem import DesignProblem
-from .design.result import DesignResult, Status
-from .design.solvers import WarmHighs, choose_solver, lp_fallback, warm_highs_applies
+from .design.result import DesignResult
+from .design.solvers import WarmHighs, choose_solver, warm_highs_applies
 from .errors import InvalidParameterError, MechdesignError
 
 
@@ -96,11 +96,8 @@ class _Sweep:
         self.build_time = time.perf_counter() - t0
         prob = self.prob
         self.warm = WarmHighs() if warm_highs_applies(prob, solver, options) else None
+        # re-solves as in DesignProblem.solve (DesignProblem._attempts)
         self.name = "HIGHS" if self.warm else choose_solver(prob, solver)
-        # the fallback of DesignProblem.solve: a default-chosen solver that ends inaccurate
-        # or fails is followed by another (after warm HiGHS: an independent solve's default)
-        self.fallback = (choose_solver(prob, None) if self.warm else
-                         None if solver or options else lp_fallback(prob, self.name))
 
     def solve(self, e: float) -> DesignResult:
         problem = self.problem
@@ -112,26 +109,16 @@ class _Sweep:
         for setter in self.context.get("setters", []):
             setter(e)
         t1 = time.perf_counter()
-        used = name
-        status, error = twin._run(prob, name, {} if warm else self.options, runner=warm)
-        notes = twin._context_notes(self.context)
-        if self.fallback and status in (Status.INACCURATE, Status.SOLVER_ERROR):
-            notes += (f"{name} ended {status} after {time.perf_counter() - t1:.3g} s; "
-                      f"re-solved with {self.fallback}",)
-            used = self.fallback
-            status, error = twin._run(prob, used, {})
+        runs = twin._attempts(prob, self.Q, self.groups, name,
+                              explicit=bool(self.solver or self.options),
+                              options={} if warm else self.options, time_limit=None,
+                              runner=warm)
         solve_time = time.perf_counter() - t1
         build_time = self.build_time if self.n_solved == 1 else 0.0
         formulation = twin.privacy_formulation() + " (parametric, compiled once" + (
             "; HiGHS simplex warm-started from the previous basis)" if warm else ")")
-        if status in (Status.OPTIMAL, Status.INACCURATE) and self.Q.value is not None:
-            return twin._certified(self.Q.value, float(prob.value), status, used, "global",
-                                   formulation, build_time, solve_time,
-                                   twin._duals(self.groups), notes)
-        return DesignResult(status=status, value=None, solver_value=None, optimum="global",
-                            certificate=None, duals={}, solver=used, formulation=formulation,
-                            build_time=build_time, solve_time=solve_time, notes=notes,
-                            user_constraints=tuple(twin.constraints), _unavailable=error)
+        return twin._conclude(runs, twin._context_notes(self.context), formulation,
+                              build_time, solve_time)
 
 
 def _tick(progress: bool, done: int, total: int) -> None:

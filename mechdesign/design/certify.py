@@ -2,17 +2,33 @@
 
 Cleaning clips negative entries to 0, zeroes negligible columns and divides each row by
 its sum (solver rows are off by up to the solver tolerance). The notion's numpy face (the
-analysis layer) then measures the cleaned matrix. If it misses the target by more than the
-tolerance, two repairs are tried in turn. (1) For LDP, metric privacy and mass SLDP, the
-envelope: entries far below the solver's tolerance (1e-85 where e^{-eps d} demands it) are
-raised to the smallest values the ratios allow (``notions.ratio_envelope``), rows are
-renormalised; this costs nothing measurable. (2) Otherwise the matrix is mixed with a
-data-independent row ``r`` (by default the column means):
+analysis layer) then measures the cleaned matrix, and the matrix is accepted only when it
+meets the target itself, with no slack aimed at (:func:`meets`):
+
+* an epsilon (LDP, metric, deletion with delta = 0, SLDP, WLDP): the measured epsilon is
+  at most the target. The float measures are upper bounds of the exact value of the
+  stored matrix up to a few units in the last place, so the comparison is made with the
+  measure rounded up by :data:`EPSILON_ROUNDING` (relative);
+* a delta (ApproxLDP, DeletionLDP with delta > 0): the measured delta plus a bound on the
+  rounding of the float hockey-stick sum, ``(n + 4) 2^-52`` for n outputs
+  (:func:`delta_rounding`), is at most the target: relative to the target, never an
+  absolute slack;
+* and, when the matrix has at most ``verify.MAX_EXACT_ENTRIES`` entries (and at most
+  ``verify.MAX_EXACT_OUTPUTS`` outputs for the event notions), :func:`verify_exact`
+  PROVES it in rational arithmetic (tolerance 0).
+
+If the cleaned matrix misses, two repairs are tried in turn, each aiming strictly inside
+the target. (1) For LDP, metric privacy and mass SLDP, the envelope: entries far below the
+solver's tolerance (1e-85 where e^{-eps d} demands it) are raised to the smallest values
+the ratios allow (``notions.ratio_envelope``), rows are renormalised. (2) Otherwise the
+matrix is mixed with a data-independent row ``r`` (by default the column means):
 ``Q' = (1 - gamma) Q + gamma 1 r^T``. Every notion here bounds ratios or hockey-stick sums
 between rows, and mixing every row with the same ``r`` moves each ratio toward 1 and
-shrinks each hockey-stick sum, so a bisection on gamma finds the smallest repair. WLDP
-also compares a row with itself (pl_x(E) / bel_x(E)), so its ``r`` is Bayesian (the
-notion's ``neutral_row``); then ``gamma = 1`` (a constant mechanism) meets every target.
+shrinks each hockey-stick sum, so a bisection on gamma finds the smallest repair; if the
+exact check still refuses the result, the aim is moved further inside and the bisection
+repeated. WLDP also compares a row with itself (pl_x(E) / bel_x(E)), so its ``r`` is
+Bayesian (the notion's ``neutral_row``); ``gamma = 1`` (a constant mechanism) meets every
+target exactly.
 """
 
 from __future__ import annotations
@@ -21,16 +37,51 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..analysis.privacy import EPSILON_TOL
-from ..errors import InvalidMechanismError
+from ..analysis.verify import verify_exact
+from ..errors import InvalidMechanismError, SizeLimitError
 from .notions import Notion
 from .result import Certificate
 
-ENVELOPE_ROUNDS = 5
-"""Envelope-and-renormalise rounds tried before falling back to mixing."""
+ENVELOPE_AIMS = (1.0, 1.0 - 1e-12, 1.0 - 1e-10, 1.0 - 1e-8, 1.0 - 1e-6)
+"""Fractions of the target epsilon an envelope is computed at, one per round, before
+falling back to mixing: renormalising the rows after raising entries perturbs the ratios
+by the mass added, so later rounds leave that much room."""
 
 NEGLIGIBLE_COLUMN = 1e-10
 """A solver column whose largest entry is below this is set to 0 (0/0 is no privacy loss)."""
+
+EPSILON_ROUNDING = 8 * 2.0**-52
+"""Relative allowance for the rounding of a float epsilon measure (about 8 ulps): the
+measure is multiplied by ``1 + EPSILON_ROUNDING`` before it is compared with the target."""
+
+AIM_STEPS = (1.0, 1.0 - 1e-9, 1.0 - 1e-6, 0.999, 0.9, 0.5, 0.0)
+"""Fractions of the target that a mixing repair aims at, in turn, until the exact check
+(where it runs) agrees; the last one is the constant mechanism."""
+
+
+def delta_rounding(n_outputs: int) -> float:
+    r"""A bound on the rounding error of the float hockey-stick sum over ``n_outputs``
+    terms of a row summing to at most 1: each term ``P - e^eps P'`` is within 3 ulps of
+    ``P`` and the sum adds ``n`` more, so ``(n + 4) 2^-52`` (twice the unit roundoff)."""
+    return (n_outputs + 4) * 2.0**-52
+
+
+def meets(notion: Notion, achieved: float, n_outputs: int, aim: float = 1.0) -> bool:
+    """Does a float measurement meet ``aim`` times the notion's target (see module)?"""
+    target = aim * notion.target
+    if notion.measures_delta:
+        return achieved + delta_rounding(n_outputs) <= target
+    return achieved * (1.0 + EPSILON_ROUNDING) <= target
+
+
+def exact_check(mechanism: object, notion: Notion) -> bool | None:
+    """True when :func:`verify_exact` (tolerance 0) proves the notion, False when it
+    disproves it or cannot decide, None when the matrix is above the exact verifier's size
+    limits (then the float check alone decides)."""
+    try:
+        return verify_exact(mechanism, notion).holds is True
+    except SizeLimitError:
+        return None
 
 
 def clean(Q: np.ndarray) -> np.ndarray:
@@ -50,54 +101,70 @@ def clean(Q: np.ndarray) -> np.ndarray:
 
 
 def certify(Q: np.ndarray, notion: Notion, build: Callable[[np.ndarray], object],
-            evaluate: Callable[[np.ndarray], float], solver_value: float | None,
-            tol: float = EPSILON_TOL) -> tuple[object, np.ndarray, Certificate]:
-    """Clean ``Q``, measure it with ``notion``, repair by mixing if needed.
+            evaluate: Callable[[np.ndarray], float], solver_value: float | None
+            ) -> tuple[object, np.ndarray, Certificate]:
+    """Clean ``Q``, measure it with ``notion``, repair if needed (see the module).
 
     ``build`` turns a matrix into the mechanism value (ordinary or evidential); ``evaluate``
     is the objective's numpy face. Returns the mechanism, its matrix and the certificate.
     """
     C = clean(Q)
     mech = build(C)
-    achieved = notion.measure(mech)
+    n_out = C.shape[1]
+
+    def passes(m: object) -> tuple[float, bool, bool | None]:
+        """(measured, float check and exact check both pass, exact verdict)."""
+        achieved = notion.measure(m)
+        if not meets(notion, achieved, n_out):
+            return achieved, False, None
+        exact = exact_check(m, notion)
+        return achieved, exact is not False, exact
+
+    achieved, ok, exact = passes(mech)
     gamma, repair = 0.0, "none"
-    if achieved > notion.target + tol:
+    if not ok:
         # renormalising an envelope perturbs ratios by the mass it added; a few rounds
-        # shrink that (quadratically) below the tolerance
+        # shrink that (quadratically)
         env, E = mech, C
-        for _ in range(ENVELOPE_ROUNDS):
-            raised = notion.envelope(env)
+        for aim in ENVELOPE_AIMS:
+            raised = notion.envelope(env, aim)
             if raised is None:
                 break
             E = raised / raised.sum(axis=1, keepdims=True)
             env = build(E)
-            if notion.measure(env) <= notion.target + tol:
+            a, good, ex = passes(env)
+            if good:
                 gamma, repair = float(np.abs(E - C).sum(axis=1).max()), "envelope"
-                C, mech = E, env
-                achieved = notion.measure(mech)
+                C, mech, achieved, ok, exact = E, env, a, True, ex
                 break
-    if achieved > notion.target + tol:
+    if not ok:
         repair = "mixing"
         r = notion.neutral_row(C, mech)
+        base = C
 
         def mixed(g: float) -> np.ndarray:
-            return (1.0 - g) * C + g * r
+            return (1.0 - g) * base + g * r
 
-        lo, hi = 0.0, 1.0
-        for _ in range(60):
-            mid = (lo + hi) / 2
-            if notion.measure(build(mixed(mid))) <= notion.target + tol / 2:
-                hi = mid
-            else:
-                lo = mid
-        gamma = hi
-        C = mixed(gamma)
-        mech = build(C)
-        achieved = notion.measure(mech)
+        for aim in AIM_STEPS:
+            lo, hi = 0.0, 1.0
+            for _ in range(60):
+                mid = (lo + hi) / 2
+                if meets(notion, notion.measure(build(mixed(mid))), n_out, aim):
+                    hi = mid
+                else:
+                    lo = mid
+            gamma = hi
+            C = mixed(gamma)
+            mech = build(C)
+            achieved, ok, exact = passes(mech)
+            if ok:
+                break
     value = evaluate(C)
     gap = float("nan") if solver_value is None else float(value - solver_value)
+    method = f"{type(notion).__name__}.measure (float, analysis layer)"
+    if exact is True:
+        method += " and verify_exact (rational arithmetic): proved"
     cert = Certificate(notion=notion.describe(), target=notion.target, achieved=achieved,
-                       met=bool(achieved <= notion.target + tol), tolerance=tol,
-                       repair=repair, repair_weight=gamma, value_gap=gap,
-                       method=f"{type(notion).__name__}.measure (analysis layer)")
+                       met=bool(ok), tolerance=0.0, repair=repair, repair_weight=gamma,
+                       value_gap=gap, method=method, exact=exact)
     return mech, C, cert

@@ -40,15 +40,26 @@ Constraints = dict[str, list]
 
 
 MAX_LOG_RATIO = 20.0
-"""Ratio bounds e^a in the constraints are capped at e^20 (4.9e8). A larger coefficient
-only binds entries below 2e-9 of their column's largest and wrecks the solvers' scaling
-(Clarabel reported a feasible metric problem infeasible at e^25). Capping makes each
-constraint stronger, so the guarantee holds; the optimum can only lose at that 2e-9 scale
-(LDP(25) with Hamming loss on 4 values: 3/(e^20 + 3) = 6e-9 instead of 4e-11)."""
+"""Largest coefficient e^a written into a constraint. A ratio bound ``X <= e^c Y`` with
+``c > 20`` is written ``e^{20 - c} X <= e^20 Y`` (both sides multiplied by ``e^{20 - c}``):
+the same constraint, exact for every c, with no coefficient above e^20 (4.9e8). Larger
+coefficients wreck the solvers' scaling (Clarabel reported a feasible metric problem
+infeasible at e^25); the earlier cap ``min(e^c, e^20)`` was a stronger constraint that
+made deletion LDP (column ratio e^{2 eps}) 5.8x worse than its optimum at eps = 16. A
+solver may drop a left coefficient below its small-value threshold (HiGHS: 1e-9, i.e.
+c > 40.7); that only loosens the solver's problem, and the certificate (re-measure,
+repair, dual bound on the exact data) reports what the returned matrix achieves."""
+
+
+def split_exp(c: Any) -> tuple[Any, Any]:
+    """``(l, r)`` with ``r / l = e^c`` and ``max(l, r) <= e^MAX_LOG_RATIO``, elementwise:
+    ``X <= e^c Y`` is written ``l X <= r Y``."""
+    c = np.asarray(c, dtype=float)
+    return np.exp(-np.maximum(c - MAX_LOG_RATIO, 0.0)), np.exp(np.minimum(c, MAX_LOG_RATIO))
 
 
 def capped_exp(a: Any) -> Any:
-    """``exp(min(a, MAX_LOG_RATIO))``, elementwise."""
+    """``exp(min(a, MAX_LOG_RATIO))``, elementwise (only where the cap cannot bind)."""
     return np.exp(np.minimum(a, MAX_LOG_RATIO))
 
 
@@ -70,8 +81,11 @@ def _exp(context: dict, epsilon: float, scale: float = 1.0) -> Any:
     return coefficient(context, lambda e: float(capped_exp(scale * e)), epsilon)
 
 
-def _expm1(context: dict, epsilon: float, scale: float = 1.0) -> Any:
-    return coefficient(context, lambda e: float(capped_exp(scale * e)) - 1.0, epsilon)
+def ratio_coefficients(context: dict, epsilon: float, scale: Any = 1.0) -> tuple[Any, Any]:
+    """``split_exp(scale * epsilon)`` as constants or parameters (see :func:`coefficient`)."""
+    left = coefficient(context, lambda e: split_exp(np.multiply(scale, e))[0], epsilon)
+    right = coefficient(context, lambda e: split_exp(np.multiply(scale, e))[1], epsilon)
+    return left, right
 
 
 def _outer_ones(k: int, t: cp.Expression) -> cp.Expression:
@@ -79,19 +93,25 @@ def _outer_ones(k: int, t: cp.Expression) -> cp.Expression:
     return np.ones((k, 1)) @ cp.reshape(t, (1, t.shape[0]), order="C")
 
 
-def offset_form(k: int, n: int, excess: Any) -> tuple[cp.Expression, list, cp.Variable]:
-    r"""Column-ratio constraints ``t_y <= Q[x, y] <= (1 + excess) t_y`` in offset form.
+def offset_form(k: int, n: int, context: dict, epsilon: float, scale: float = 1.0
+                ) -> tuple[cp.Expression, list, cp.Variable]:
+    r"""Column-ratio constraints ``t_y <= Q[x, y] <= e^a t_y`` (``a = scale * epsilon``)
+    in offset form.
 
-    ``Q = 1 t^T + U`` with ``0 <= U[x, y] <= excess * t_y`` (``excess = e^eps - 1``): k n
-    inequality rows plus bounds, instead of the 2 k n of the two-sided form or the k^2 n of
-    the pairwise form (measured here at k = 200 on a random loss: 1.9 s with Clarabel and
+    ``Q = 1 t^T + U`` with ``0 <= U[x, y]`` and ``U <= (e^a - 1) t``, written
+    ``l U <= (r - l) t`` with ``(l, r) = split_exp(a)`` (exact for every a): k n inequality
+    rows plus bounds, instead of the 2 k n of the two-sided form or the k^2 n of the
+    pairwise form (measured here at k = 200 on a random loss: 1.9 s with Clarabel and
     7.8 s with HiGHS interior point, against 3.3 s and 34 s for the two-sided form; a
     one-off measurement made while choosing the form, not repeated by ``benchmarks/``).
     """
+    left = coefficient(context, lambda e: float(split_exp(scale * e)[0]), epsilon)
+    excess = coefficient(context, lambda e: float(np.subtract(*split_exp(scale * e)[::-1])),
+                         epsilon)
     U = cp.Variable((k, n), nonneg=True, name="U")
     t = cp.Variable(n, nonneg=True, name="t")
     T = _outer_ones(k, t)
-    return T + U, [U <= excess * T], t
+    return T + U, [left * U <= excess * T], t
 
 
 class Notion:
@@ -112,9 +132,15 @@ class Notion:
     def target(self) -> float:
         return self.epsilon  # type: ignore[attr-defined]
 
-    def envelope(self, mechanism: Any) -> np.ndarray | None:
+    @property
+    def measures_delta(self) -> bool:
+        """True when :meth:`measure` and :attr:`target` are a delta (else an epsilon)."""
+        return False
+
+    def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray | None:
         """A repair that raises too-small entries to the smallest values the notion allows
-        (None when the notion has none; certification then mixes rows instead)."""
+        at ``aim`` times its epsilon (None when the notion has none; certification then
+        mixes rows instead)."""
         return None
 
     def neutral_row(self, C: np.ndarray, mechanism: Any) -> np.ndarray:
@@ -144,16 +170,16 @@ class LDP(Notion):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
 
     def formulate(self, k: int, n: int, context: dict) -> tuple[cp.Expression, Constraints]:
-        Q, cons, _ = offset_form(k, n, _expm1(context, self.epsilon))
+        Q, cons, _ = offset_form(k, n, context, self.epsilon)
         return Q, {"privacy": cons}
 
     def measure(self, mechanism: Any) -> float:
         return epsilon_ldp(mechanism)
 
-    def envelope(self, mechanism: Any) -> np.ndarray:
+    def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray:
         Q = as_ordinary(mechanism).matrix
         k = Q.shape[0]
-        return ratio_envelope(Q, self.epsilon * (1.0 - np.eye(k)))
+        return ratio_envelope(Q, aim * self.epsilon * (1.0 - np.eye(k)))
 
 
 @dataclass(frozen=True)
@@ -161,8 +187,10 @@ class ApproxLDP(Notion):
     r"""(eps, delta)-LDP: ``sum_y max(0, Q[x, y] - e^eps Q[x', y]) <= delta`` for x != x'.
 
     Auxiliaries ``s[x, x', y] >= Q[x, y] - e^eps Q[x', y]``, ``s >= 0``, row sums <= delta
-    (``reference/design_formulations.md``). With ``delta = 0`` this is :class:`LDP` and uses
-    its formulation. :meth:`measure` returns the achieved delta at the target epsilon.
+    (``reference/design_formulations.md``). With ``delta = 0`` this is :class:`LDP`: it
+    uses that formulation and is measured and certified as pure LDP (:meth:`measure`
+    returns the achieved epsilon); otherwise :meth:`measure` returns the achieved delta at
+    the target epsilon.
     """
 
     epsilon: float
@@ -174,23 +202,36 @@ class ApproxLDP(Notion):
 
     @property
     def target(self) -> float:
-        return self.delta
+        return self.delta if self.delta > 0 else self.epsilon
+
+    @property
+    def measures_delta(self) -> bool:
+        return self.delta > 0
 
     def formulate(self, k: int, n: int, context: dict) -> tuple[cp.Expression, Constraints]:
         if self.delta == 0.0:
             return LDP(self.epsilon).formulate(k, n, context)
         Q = cp.Variable((k, n), nonneg=True, name="Q")
-        e = _exp(context, self.epsilon)
+        lf, rf = ratio_coefficients(context, self.epsilon)
         cons = []
         for x in range(k):
             others = [i for i in range(k) if i != x]
             S = cp.Variable((k - 1, n), nonneg=True)
-            cons += [S >= _outer_ones(k - 1, Q[x, :]) - e * Q[others, :],
+            # S >= Q_x - e^eps Q_x', both sides times lf (exact, see MAX_LOG_RATIO)
+            cons += [lf * S >= lf * _outer_ones(k - 1, Q[x, :]) - rf * Q[others, :],
                      cp.sum(S, axis=1) <= self.delta]
         return Q, {"privacy": cons}
 
     def measure(self, mechanism: Any) -> float:
+        """The achieved delta at the target epsilon; with ``delta = 0`` (pure LDP) the
+        achieved epsilon, so that a matrix above the epsilon is never certified on a tiny
+        delta."""
+        if self.delta == 0.0:
+            return epsilon_ldp(mechanism)
         return delta_ldp(mechanism, self.epsilon)
+
+    def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray | None:
+        return LDP(self.epsilon).envelope(mechanism, aim) if self.delta == 0.0 else None
 
 
 @dataclass(frozen=True)
@@ -215,16 +256,20 @@ class DeletionLDP(Notion):
     def target(self) -> float:
         return self.epsilon if self.delta == 0.0 else self.delta
 
+    @property
+    def measures_delta(self) -> bool:
+        return self.delta > 0
+
     def formulate(self, k: int, n: int, context: dict) -> tuple[cp.Expression, Constraints]:
         if self.delta == 0.0:
             return self._formulate_pure(k, n, context)
         Q = cp.Variable((k, n), nonneg=True, name="Q")
         r = cp.Variable(n, nonneg=True, name="reference")
         R = _outer_ones(k, r)
-        e = _exp(context, self.epsilon)
+        lf, rf = ratio_coefficients(context, self.epsilon)
         up = cp.Variable((k, n), nonneg=True)
         down = cp.Variable((k, n), nonneg=True)
-        cons = [cp.sum(r) == 1, up >= Q - e * R, down >= R - e * Q,
+        cons = [cp.sum(r) == 1, lf * up >= lf * Q - rf * R, lf * down >= lf * R - rf * Q,
                 cp.sum(up, axis=1) <= self.delta, cp.sum(down, axis=1) <= self.delta]
         return Q, {"privacy": cons}
 
@@ -237,12 +282,12 @@ class DeletionLDP(Notion):
         (take ``r_y`` in ``[e^-eps max_x Q, e^eps min_x Q]``; the end points sum to at most
         and at least 1). So: offset form ``t_y <= Q[x, y] <= e^{2 eps} t_y`` with
         ``sum t >= e^-eps``, and (iii) through column maxima ``u`` only when it can bind,
-        i.e. ``e^eps < min(k, n)`` (``sum_y max_x Q <= min(k, n)`` always). The ratio is
-        capped at ``e^MAX_LOG_RATIO`` like every other notion (a stronger constraint). The
+        i.e. ``e^eps < min(k, n)`` (``sum_y max_x Q <= min(k, n)`` always). The ratio
+        ``e^{2 eps}`` is written exactly (:data:`MAX_LOG_RATIO`). The
         earlier form ``sum t == e^-eps`` pinned t to ``1e-8`` at eps = 18 and the solvers
         called the problem infeasible.
         """
-        Q, cons, t = offset_form(k, n, _expm1(context, self.epsilon, 2.0))
+        Q, cons, t = offset_form(k, n, context, self.epsilon, 2.0)
         cons.append(cp.sum(t) >= _exp(context, self.epsilon, -1.0))
         if context.get("parametric") or np.exp(self.epsilon) < min(k, n):
             u = cp.Variable(n, nonneg=True, name="column_max")
@@ -323,9 +368,8 @@ class MetricDP(Notion):
         Q = cp.Variable((k, n), nonneg=True, name="Q")
         if not es:
             return Q, {"privacy": []}
-        d = d[:, None]
-        factor = coefficient(context, lambda e: capped_exp(e * d), self.epsilon)
-        cons = [Q[a, :] <= cp.multiply(factor, Q[b, :])]
+        lf, rf = ratio_coefficients(context, self.epsilon, d[:, None])
+        cons = [cp.multiply(lf, Q[a, :]) <= cp.multiply(rf, Q[b, :])]
         return Q, {"privacy": cons}
 
     def _formulate_reduced(self, k: int, n: int, a: np.ndarray, b: np.ndarray,
@@ -346,17 +390,18 @@ class MetricDP(Notion):
         ones = np.ones(len(left))
         Lsel = sparse.csr_matrix((ones, (rows, left)), shape=(len(left), sym.n_orbits))
         Rsel = sparse.csr_matrix((ones, (rows, right)), shape=(len(left), sym.n_orbits))
-        factor = coefficient(context, lambda e: capped_exp(e * d[i]), self.epsilon)
-        return Q, {"privacy": [Lsel @ z <= cp.multiply(factor, Rsel @ z)]}
+        lf, rf = ratio_coefficients(context, self.epsilon, d[i])
+        return Q, {"privacy": [cp.multiply(lf, Lsel @ z) <= cp.multiply(rf, Rsel @ z)]}
 
     def measure(self, mechanism: Any) -> float:
         return epsilon_metric(mechanism, self.distance)
 
-    def envelope(self, mechanism: Any) -> np.ndarray:
+    def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray:
         m = as_ordinary(mechanism)
         D = distance_matrix(self.distance, m.inputs)
+        eps = aim * self.epsilon
         with np.errstate(invalid="ignore"):
-            return ratio_envelope(m.matrix, np.where(np.isfinite(D), self.epsilon * D, np.inf))
+            return ratio_envelope(m.matrix, np.where(np.isfinite(D), eps * D, np.inf))
 
 
 def _event_matrices(focal_masks: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -391,23 +436,23 @@ class SLDP(Notion):
 
     def formulate(self, k: int, n: int, context: dict) -> tuple[cp.Expression, Constraints]:
         if self.kind == "mass":
-            Q, cons, _ = offset_form(k, n, _expm1(context, self.epsilon))
+            Q, cons, _ = offset_form(k, n, context, self.epsilon)
             return Q, {"privacy": cons}
-        e = _exp(context, self.epsilon)
+        lf, rf = ratio_coefficients(context, self.epsilon)
         M = cp.Variable((k, n), nonneg=True, name="masses")
         sub, meets = _event_matrices(context["focal_masks"], context["n_labels"])
         A = M @ (sub if self.kind == "bel" else meets)
         t = cp.Variable(A.shape[1], nonneg=True)
         T = _outer_ones(k, t)
-        return M, {"privacy": [A >= T, A <= e * T]}
+        return M, {"privacy": [A >= T, lf * A <= rf * T]}
 
     def measure(self, mechanism: Any) -> float:
         return epsilon_sldp(mechanism, self.kind)
 
-    def envelope(self, mechanism: Any) -> np.ndarray | None:
+    def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray | None:
         if self.kind != "mass":
             return None
-        return LDP(self.epsilon).envelope(mechanism)
+        return LDP(self.epsilon).envelope(mechanism, aim)
 
 
 @dataclass(frozen=True)
@@ -428,7 +473,8 @@ class WLDP(Notion):
         sub, meets = _event_matrices(context["focal_masks"], context["n_labels"])
         t = cp.Variable(sub.shape[1], nonneg=True)
         T = _outer_ones(k, t)
-        return M, {"privacy": [M @ sub >= T, M @ meets <= _exp(context, self.epsilon) * T]}
+        lf, rf = ratio_coefficients(context, self.epsilon)
+        return M, {"privacy": [M @ sub >= T, lf * (M @ meets) <= rf * T]}
 
     def measure(self, mechanism: Any) -> float:
         return epsilon_wldp(mechanism)

@@ -46,10 +46,29 @@ class Objective:
         return None
 
     def expression(self, Q: cp.Expression) -> tuple[cp.Expression, list]:
+        """The cvxpy objective f' and extra constraints; ``f = a f' + b`` with
+        ``(a, b) = self.scaling()`` on every feasible Q."""
         raise NotImplementedError
 
     def evaluate(self, Q: np.ndarray) -> float:
         raise NotImplementedError
+
+    def scaling(self) -> tuple[float, float]:
+        """``(a, b)`` with ``a > 0``: the compiled objective is ``(f - b) / a``."""
+        return 1.0, 0.0
+
+
+def unit_range(L: np.ndarray) -> tuple[np.ndarray, float, float]:
+    r"""``(L - b) / a`` with ``b = min L`` and ``a = max L - min L`` (1 for a constant
+    loss), and ``(a, b)``. Expected and worst-case losses of a row-stochastic Q are affine
+    in L with unit weight, so ``f(L) = a f(L') + b``: the program the solver sees is the
+    same whatever the loss's units and offset (losses spanning 1e-12..1e12, or scaled by
+    1e-9, otherwise meet the solvers' absolute tolerances)."""
+    b = float(L.min())
+    a = float(L.max()) - b
+    if not a > 0 or not np.isfinite(a):
+        a = 1.0
+    return (L - b) / a, a, b
 
 
 @dataclass(frozen=True)
@@ -73,7 +92,11 @@ class ExpectedLoss(Objective):
         return self.loss.shape[1]
 
     def expression(self, Q: cp.Expression) -> tuple[cp.Expression, list]:
-        return cp.sum(cp.multiply(self.prior[:, None] * self.loss, Q)), []
+        unit, _, _ = unit_range(self.loss)
+        return cp.sum(cp.multiply(self.prior[:, None] * unit, Q)), []
+
+    def scaling(self) -> tuple[float, float]:
+        return unit_range(self.loss)[1:]
 
     def evaluate(self, Q: np.ndarray) -> float:
         return float(self.prior @ (Q * self.loss).sum(axis=1))
@@ -97,8 +120,14 @@ class WorstCaseLoss(Objective):
         return self.loss.shape[1]
 
     def expression(self, Q: cp.Expression) -> tuple[cp.Expression, list]:
-        z = cp.Variable(name="worst_case")
-        return z, [cp.sum(cp.multiply(self.loss, Q), axis=1) <= z]
+        # in unit range, every optimum has z = max_x (Q L')_x in [0, 1]: the bounds cut
+        # no optimum and give the dual bound a finite box
+        unit, _, _ = unit_range(self.loss)
+        z = cp.Variable(name="worst_case", bounds=[0.0, 1.0])
+        return z, [cp.sum(cp.multiply(unit, Q), axis=1) <= z]
+
+    def scaling(self) -> tuple[float, float]:
+        return unit_range(self.loss)[1:]
 
     def evaluate(self, Q: np.ndarray) -> float:
         return float((Q * self.loss).sum(axis=1).max())

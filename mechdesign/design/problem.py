@@ -4,6 +4,7 @@ optimal mechanism (:class:`~mechdesign.design.result.DesignResult`)."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import math
 import time
@@ -15,8 +16,7 @@ import cvxpy as cp
 import numpy as np
 
 from .. import catalog
-from .._validation import check_int, check_labels
-from ..analysis.privacy import EPSILON_TOL
+from .._validation import check_int, check_labels, check_real
 from ..errors import (
     InfeasibleDesignError,
     InvalidParameterError,
@@ -26,6 +26,7 @@ from ..errors import (
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from . import local, staircase
+from .bound import relative_gap
 from .certify import certify
 from .notions import LDP, WLDP, MetricDP, Notion
 from .objectives import (
@@ -37,11 +38,17 @@ from .objectives import (
     WorstCaseLoss,
 )
 from .result import Certificate, DesignResult, Status
-from .solvers import choose_solver, lp_fallback, solver_options
+from .solvers import Run, choose_solver, dual_bound, is_lp, solve_compiled, solver_options
 from .symmetry import Symmetry, check_invariant, close_group
 
 USER_CONSTRAINT_TOL = 1e-7
 """A returned matrix may miss a user constraint by this much (solver tolerance)."""
+
+GAP_TOL = 1e-6
+"""A result is labelled optimal only when its certified relative gap is at most this."""
+
+GAP_FLOOR = 1e-12
+"""Denominator floor of the relative gap, in the compiled units (losses scaled to [0, 1])."""
 
 MAX_EVIDENTIAL_OUTPUTS = 10
 """Evidential design enumerates the 2^m - 1 messages and 2^m events: m <= 10 outputs."""
@@ -295,62 +302,183 @@ class DesignProblem:
         return Mechanism(C, self.inputs, outputs)
 
     # ------------------------------------------------------------------ solving
-    def solve(self, solver: str | None = None, **options: Any) -> DesignResult:
-        """Solve, certify (clean, re-measure, repair) and return a :class:`DesignResult`."""
+    def solve(self, solver: str | None = None, *, time_limit: float | None = None,
+              **options: Any) -> DesignResult:
+        """Solve, certify (clean, re-measure, repair) and return a :class:`DesignResult`.
+
+        ``time_limit`` (seconds) is passed to the solver of each attempt; a solve stopped
+        by it ends with status ``solver error`` and a note naming the limit. With the
+        solver left to the default, an attempt that ends inaccurate, fails, claims
+        infeasibility of a problem that is feasible by construction (no user
+        constraints), or whose certified optimality gap exceeds :data:`GAP_TOL`, is
+        re-solved with the other LP solver (HiGHS <-> Clarabel; HiGHS simplex for the
+        gap) and the better certified answer is kept; every attempt is listed in the
+        notes. An infeasibility claim with user constraints is confirmed by the other
+        solver before it is reported.
+        """
         if solver is not None:
             choose_solver(None, solver)  # a typed error when it is not installed
+        if time_limit is not None:
+            time_limit = check_real(time_limit, "time_limit")
+            if not time_limit > 0:
+                raise InvalidParameterError(f"time_limit must be > 0 seconds, got {time_limit!r}")
         if self.semantics == "walley":
-            return self._solve_walley(solver, options)
+            return self._solve_walley(solver, options, time_limit)
         if isinstance(self.objective, InformationObjective):
             return self._solve_information(solver, options)
         t0 = time.perf_counter()
         prob, Q, groups, context = self._compile()
         build_time = time.perf_counter() - t0
-        name = choose_solver(prob, solver)
         t1 = time.perf_counter()
-        status, error = self._run(prob, name, options)
-        compile_time = float(getattr(prob, "compilation_time", None) or 0.0)
-        notes = self._context_notes(context)
-        fallback = None if solver or options else lp_fallback(prob, name)
-        if fallback and status in (Status.INACCURATE, Status.SOLVER_ERROR):
-            notes += (f"{name} ended {status} after {time.perf_counter() - t1:.3g} s; "
-                      f"re-solved with {fallback}",)
-            name = fallback
-            status, error = self._run(prob, name, options)
-            compile_time += float(getattr(prob, "compilation_time", None) or 0.0)
+        runs = self._attempts(prob, Q, groups, choose_solver(prob, solver),
+                              explicit=bool(solver or options), options=options,
+                              time_limit=time_limit)
+        compile_time = sum(r.compile_time for r in runs)
         build_time += compile_time  # cvxpy's canonicalisation counts as building
         solve_time = time.perf_counter() - t1 - compile_time
-        if status in (Status.OPTIMAL, Status.INACCURATE) and Q.value is not None:
-            value = float(prob.value)
-            return self._certified(Q.value, value, status, name, "global",
-                                   self.privacy_formulation(), build_time, solve_time,
-                                   self._duals(groups), notes)
+        return self._conclude(runs, self._context_notes(context),
+                              self.privacy_formulation(), build_time, solve_time)
+
+    @property
+    def feasible_by_construction(self) -> bool:
+        """True when a constant mechanism meets the notion and nothing else constrains Q:
+        then every claim of infeasibility is solver trouble. (WLDP with chosen focal sets
+        may exclude the Bayesian constant rows, so it is not.)"""
+        custom_focal = (isinstance(self.privacy, WLDP) and self.focal_sets is not None
+                        and len(self.focal_sets) != 2 ** len(self.outputs) - 1)
+        return not self.constraints and not custom_focal
+
+    def _attempts(self, prob: cp.Problem, Q: cp.Expression, groups: dict, name: str, *,
+                  explicit: bool, options: dict, time_limit: float | None,
+                  runner: Callable[[cp.Problem], None] | None = None) -> list[Run]:
+        """The first solve and the re-solves it calls for (see :meth:`solve`)."""
+        first = self._run(prob, Q, groups, name, options, runner, time_limit)
+        runs = [first]
+        if first.timed_out:
+            return runs
+        lp = is_lp(prob)
+        other = {"HIGHS": "CLARABEL", "CLARABEL": "HIGHS"}.get(name) if lp else None
+        if runner is not None:  # e.g. warm-started simplex: then an independent default solve
+            other = choose_solver(prob, None)
+        if other not in cp.installed_solvers():
+            other = None
+        if first.status is Status.INFEASIBLE and other:
+            # solver trouble without user constraints; to be confirmed with them
+            runs.append(self._run(prob, Q, groups, other, {}, None, time_limit))
+        elif explicit:
+            return runs
+        elif first.status in (Status.INACCURATE, Status.SOLVER_ERROR) and other:
+            runs.append(self._run(prob, Q, groups, other, {}, None, time_limit))
+        # a certified gap above GAP_TOL: a second method (the other solver, then HiGHS
+        # simplex, whose vertex answer has exact complementary duals)
+        for alt, alt_options in ((other, {}), ("HIGHS", {"highs_options": {"solver": "simplex"}})):
+            best = self._best(runs)
+            if not (lp and best is not None and best.gap is not None and best.gap > GAP_TOL):
+                break
+            if alt is None or alt not in cp.installed_solvers() or any(
+                    r.name == alt and r.options == alt_options for r in runs):
+                continue
+            runs.append(self._run(prob, Q, groups, alt, alt_options, None, time_limit))
+        return runs
+
+    @staticmethod
+    def _best(runs: list[Run]) -> Run | None:
+        """The run with a solution and the smallest certified gap (the first on ties)."""
+        solved = [r for r in runs if r.Q is not None]
+        if not solved:
+            return None
+        return min(solved, key=lambda r: math.inf if r.gap is None else r.gap)
+
+    def _conclude(self, runs: list[Run], notes: tuple[str, ...], formulation: str,
+                  build_time: float, solve_time: float) -> DesignResult:
+        """One result from the attempts: the best solved run, certified; else the reason."""
+        notes = (*notes, *(f"{before.summary()}; re-solved with {after.label}"
+                           for before, after in itertools.pairwise(runs)))
+        best = self._best(runs)
+        if best is not None:
+            return self._certified(best.Q, best.solver_value, best.status, best.name,
+                                   "global", formulation, build_time, solve_time,
+                                   best.duals, (*notes, *best.warnings), bound=best.bound,
+                                   lp=True)
+        last = runs[-1]
+        status, error = last.status, last.error
+        if any(r.status is Status.INFEASIBLE for r in runs):
+            if self.feasible_by_construction:
+                status = Status.SOLVER_ERROR
+                error = ("the problem is feasible by construction (a constant mechanism "
+                         "meets the notion and there are no user constraints), but "
+                         + "; ".join(r.summary() for r in runs))
+            elif all(r.status is Status.INFEASIBLE for r in runs):
+                status = Status.INFEASIBLE
+                if len(runs) > 1:
+                    notes = (*notes, "infeasibility confirmed by "
+                             + " and ".join(r.name for r in runs))
+            else:
+                status = Status.SOLVER_ERROR
+                error = "; ".join(r.summary() for r in runs)
         return DesignResult(status=status, value=None, solver_value=None, optimum="global",
-                            certificate=None, duals={}, solver=name,
-                            formulation=self.privacy_formulation(), build_time=build_time,
-                            solve_time=solve_time, notes=notes,
+                            certificate=None, duals={}, solver=last.name,
+                            formulation=formulation, build_time=build_time,
+                            solve_time=solve_time, notes=(*notes, *last.warnings),
                             user_constraints=tuple(self.constraints), _unavailable=error)
 
-    def _run(self, prob: cp.Problem, name: str, options: dict,
-             runner: Callable[[cp.Problem], None] | None = None) -> tuple[Status, str]:
-        """Solve (with ``runner(prob)`` instead of ``prob.solve`` if given, e.g. the
-        warm-started :class:`~mechdesign.design.solvers.WarmHighs` of a sweep); solver
-        warnings are kept in ``self._solver_warnings`` (reported as notes)."""
-        self._solver_warnings: tuple[str, ...] = ()  # never an earlier solve's
+    def _run(self, prob: cp.Problem, Q: cp.Expression | None, groups: dict, name: str,
+             options: dict, runner: Callable[[cp.Problem], None] | None = None,
+             time_limit: float | None = None) -> Run:
+        """One solve (with ``runner(prob)`` instead of the default if given, e.g. the
+        warm-started :class:`~mechdesign.design.solvers.WarmHighs` of a sweep): status,
+        a copy of Q and the duals, the solver's value in the objective's units, the
+        independent dual bound (:func:`~mechdesign.design.solvers.dual_bound`) and the
+        solver's warnings. ``Q = None``: status only (a step of the local method)."""
+        t0 = time.perf_counter()
+        record = None
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
                 if runner is not None:
                     runner(prob)
+                    record = getattr(runner, "last", None)
                 else:
-                    prob.solve(solver=name, **solver_options(name, options))
+                    record = solve_compiled(prob, name,
+                                            solver_options(name, options, time_limit))
             except (cp.SolverError, ValueError) as exc:  # cvxpy: "Cannot unpack invalid ..."
-                return Status.SOLVER_ERROR, f"{name} failed: {exc}"
-        self._solver_warnings = tuple(f"solver warning: {w.message}" for w in caught)
+                return Run(name, Status.SOLVER_ERROR, f"{name} failed: {exc}",
+                           time.perf_counter() - t0)
+        elapsed = time.perf_counter() - t0
+        compile_time = float(getattr(prob, "compilation_time", None) or 0.0)
+        notes = tuple(f"solver warning: {w.message}" for w in caught)
         status = _STATUS.get(prob.status, Status.SOLVER_ERROR)
-        msg = "" if status is not Status.SOLVER_ERROR else (
-            f"{name} stopped with status {prob.status!r} (time limit or numerical trouble)")
-        return status, msg
+        timed_out = time_limit is not None and status is not Status.OPTIMAL and (
+            prob.status == cp.USER_LIMIT or elapsed - compile_time >= 0.98 * time_limit)
+        stop = Run(name, status, "", elapsed, compile_time, options=options, warnings=notes)
+        if timed_out:
+            return dataclasses.replace(
+                stop, status=Status.SOLVER_ERROR, timed_out=True,
+                error=f"{name} stopped at the time limit of {time_limit:g} s")
+        if status is Status.SOLVER_ERROR:
+            return dataclasses.replace(stop, error=(
+                f"{name} stopped with status {prob.status!r} (time limit, iteration limit "
+                "or numerical trouble)"))
+        if status not in (Status.OPTIMAL, Status.INACCURATE) or Q is None or Q.value is None:
+            return stop
+        a, b = self.objective.scaling()
+        bound = None if record is None else dual_bound(prob, *record)
+        return dataclasses.replace(
+            stop, Q=np.array(Q.value), solver_value=a * float(prob.value) + b,
+            bound=None if bound is None else a * bound + b, duals=self._duals(groups),
+            gap=self._gap(float(prob.value), bound))
+
+    def _gap(self, value: float, bound: float | None, scale: tuple[float, float] = (1.0, 0.0)
+             ) -> float | None:
+        """Relative gap between an objective value and a certified bound on the optimum,
+        both in the compiled (unit-range) units after undoing ``scale``."""
+        if bound is None:
+            return None
+        a, b = scale
+        v, bd = (value - b) / a, (bound - b) / a
+        if self.objective.sense == "maximize":
+            v, bd = -v, -bd
+        return relative_gap(v, bd, GAP_FLOOR)
 
     @staticmethod
     def _duals(groups: dict[str, list]) -> dict[str, Any]:
@@ -379,15 +507,24 @@ class DesignProblem:
     def _certified(self, Q: np.ndarray, solver_value: float | None, status: Status,
                    solver: str, optimum: str, formulation: str, build_time: float,
                    solve_time: float, duals: dict, notes: tuple[str, ...],
-                   structure: dict | None = None, outputs: Sequence | None = None
-                   ) -> DesignResult:
+                   structure: dict | None = None, outputs: Sequence | None = None, *,
+                   bound: float | None = None, gap: float | None = None,
+                   lp: bool = False) -> DesignResult:
+        """Certify ``Q`` (:func:`~mechdesign.design.certify.certify`) and label it.
+
+        The gap is recomputed on the returned matrix against ``bound`` (an independent
+        bound on the optimum in the objective's units), or given (closed forms, staircase
+        programs). ``optimal`` needs the privacy target met, the user constraints met and,
+        for a global optimum with a gap, a gap of at most :data:`GAP_TOL`; an ``lp`` with
+        no bound makes the optimum ``"global, solver-reported"``.
+        """
         def build(C: np.ndarray) -> Mechanism | EvidentialMechanism:
             if outputs is not None:
                 return Mechanism(C, self.inputs, outputs)
             return self._build(C)
 
         mech, C, cert = certify(Q, self.privacy, build, self.objective.evaluate, solver_value)
-        notes = [*notes, *getattr(self, "_solver_warnings", ())]
+        notes = list(notes)
         if cert.repair == "envelope":
             notes.append("the cleaned solver matrix missed the privacy target by solver "
                          "tolerance; tiny entries raised to the ratio bound (largest row "
@@ -395,6 +532,22 @@ class DesignProblem:
         elif cert.repair == "mixing":
             notes.append(f"the cleaned solver matrix missed the privacy target; mixed with "
                          f"the column-mean row at weight {cert.repair_weight:.3g}")
+        value = self.objective.evaluate(C)
+        if bound is not None:
+            gap = self._gap(value, bound, self.objective.scaling())
+        if status is Status.INACCURATE and gap is not None and gap <= GAP_TOL:
+            notes.append(f"{solver} reported an inaccurate solution; the returned matrix is "
+                         f"certified within a relative gap of {gap:.2g}")
+            status = Status.OPTIMAL
+        if optimum == "global" and status is Status.OPTIMAL:
+            if gap is None and lp:
+                optimum = "global, solver-reported"
+                notes.append("no independent bound on the optimum (not a linear program, "
+                             "or a variable without bounds): optimality is the solver's word")
+            elif gap is not None and gap > GAP_TOL:
+                status = Status.INACCURATE
+                notes.append(f"certified relative optimality gap {gap:.3g} exceeds "
+                             f"{GAP_TOL:g}: a better mechanism may exist")
         broken = {k: v for k, v in self.constraint_violations(C).items()
                   if v > USER_CONSTRAINT_TOL}
         if broken:
@@ -406,22 +559,23 @@ class DesignProblem:
             notes.append("the returned matrix does NOT meet the privacy target")
         return DesignResult(
             status=status if cert.met else Status.INACCURATE,
-            value=self.objective.evaluate(C), solver_value=solver_value, optimum=optimum,
+            value=value, solver_value=solver_value, optimum=optimum,
             certificate=cert, duals=duals, solver=solver, formulation=formulation,
             build_time=build_time, solve_time=solve_time, notes=tuple(notes),
-            structure=structure or {}, user_constraints=tuple(self.constraints),
+            structure=structure or {}, user_constraints=tuple(self.constraints), gap=gap,
             _mechanism=mech if cert.met else None,
             _unavailable="" if cert.met else (
-                f"measured {cert.achieved!r} exceeds the target {cert.target!r} even after "
-                "repair"))
+                f"measured {cert.achieved!r} does not meet the target {cert.target!r} even "
+                "after repair"))
 
-    def _solve_walley(self, solver: str | None, options: dict) -> DesignResult:
+    def _solve_walley(self, solver: str | None, options: dict,
+                      time_limit: float | None = None) -> DesignResult:
         """WLDP under Walley's reading: the pure-LDP problem over the outputs, embedded on
         the singleton messages and re-measured as WLDP (see ``semantics``)."""
         inner = DesignProblem(LDP(self.privacy.epsilon), self.objective,  # type: ignore
                               inputs=self.inputs, outputs=self.outputs,
                               constraints=self.constraints)
-        res = inner.solve(solver, **options)
+        res = inner.solve(solver, time_limit=time_limit, **options)
         if res.certificate is None or not res.certificate.met:
             return res
         singles = [self.focal_sets.index(frozenset([y])) for y in self.outputs]
@@ -436,14 +590,16 @@ class DesignProblem:
                                 res.solver_value)
         note = ("Walley reading: every completion of an eps-WLDP mechanism is eps-LDP, so "
                 "the worst-case optimum is the pure-LDP optimum (no 'don't know' mass)")
+        # the embedding changes no objective value unless the WLDP check had to repair it
+        unchanged = cert.repair == "none"
         return DesignResult(
-            status=res.status if cert.met else Status.INACCURATE,
+            status=res.status if cert.met and unchanged else Status.INACCURATE,
             value=self.objective.evaluate(C), solver_value=res.solver_value,
             optimum=res.optimum, certificate=cert, duals=res.duals, solver=res.solver,
             formulation="WLDP (Walley) reduced to " + res.formulation,
             build_time=res.build_time, solve_time=res.solve_time,
             notes=(*res.notes, note), structure=res.structure,
-            user_constraints=tuple(self.constraints),
+            user_constraints=tuple(self.constraints), gap=res.gap if unchanged else None,
             _mechanism=mech if cert.met else None,
             _unavailable="" if cert.met else "the embedded mechanism misses the WLDP target")
 
@@ -531,15 +687,15 @@ class DesignProblem:
             mech = catalog.subset_selection(self.k, d, eps)
             return self._certified(mech.matrix, value, Status.OPTIMAL, "closed form",
                                    "global", form, 0.0, elapsed, {}, (), structure,
-                                   outputs=mech.outputs)
+                                   outputs=mech.outputs, gap=0.0)
         cert = Certificate(notion=self.privacy.describe(), target=eps, achieved=eps,
-                           met=True, tolerance=EPSILON_TOL, repair="none", repair_weight=0.0,
+                           met=True, tolerance=0.0, repair="none", repair_weight=0.0,
                            value_gap=0.0, method="analytic: every column of d-subset "
                            "selection takes the values e^eps/Z and 1/Z")
         return DesignResult(
             status=Status.OPTIMAL, value=value, solver_value=value, optimum="global",
             certificate=cert, duals={}, solver="closed form", formulation=form,
-            build_time=0.0, solve_time=elapsed,
+            build_time=0.0, solve_time=elapsed, gap=0.0,
             notes=(f"subset_selection({self.k}, {d}, {eps:g}) has C({self.k}, {d}) outputs, "
                    "too many to build as a matrix",), structure=structure,
             _unavailable=(f"the optimal mechanism is subset_selection(k={self.k}, d={d}, "
@@ -557,7 +713,8 @@ class DesignProblem:
         def run(prob: cp.Problem) -> None:
             name = choose_solver(prob, solver)
             names.append(name)
-            status, error = self._run(prob, name, options)
+            attempt = self._run(prob, None, {}, name, options)
+            status, error = attempt.status, attempt.error
             if status is Status.INFEASIBLE:
                 raise InfeasibleDesignError("infeasible")
             if status not in (Status.OPTIMAL, Status.INACCURATE):

@@ -36,7 +36,13 @@ class Certificate:
     """What the returned matrix was measured to guarantee, independently of the solver.
 
     ``achieved`` is the notion's parameter measured on the returned (cleaned, possibly
-    repaired) matrix by the analysis layer; ``met`` is ``achieved <= target + tol``.
+    repaired) matrix by the analysis layer. ``met`` means the matrix meets the target with
+    no slack: the float measure, rounded up for its own floating-point error, is at most
+    the target (for a delta the rounding bound is added, relative to the target, never an
+    absolute tolerance), and where the matrix is small enough for
+    :func:`~mechdesign.analysis.verify.verify_exact` (``exact`` is then not None) the
+    rational-arithmetic check proves it (``exact is True``). ``tolerance`` is 0: nothing
+    above the target is accepted.
     ``repair`` says how a cleaned matrix that missed the target was mended: ``"none"``,
     ``"envelope"`` (tiny entries raised to the ratio bound; ``repair_weight`` is the largest
     L1 change of a row) or ``"mixing"`` (``(1 - gamma) Q + gamma 1 r^T``;
@@ -53,6 +59,7 @@ class Certificate:
     repair_weight: float
     value_gap: float
     method: str
+    exact: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,13 @@ class DesignResult:
     notes : tuple of str
     structure : dict
         Family information for closed-form designs (e.g. subset selection and its d).
+    gap : float or None
+        Certified relative optimality gap of the returned mechanism: its objective against
+        a bound on the optimum recomputed in numpy from the solver's duals (or the
+        closed form / the staircase program's own certificate), both in the compiled
+        units (losses scaled to [0, 1]), divided by the larger of their magnitudes
+        (floor 1e-12). ``status`` is ``optimal`` only when it is at most 1e-6; None when
+        no independent bound exists (then ``optimum`` says ``"solver-reported"``).
     """
 
     status: Status
@@ -92,6 +106,7 @@ class DesignResult:
     notes: tuple[str, ...] = ()
     structure: dict = field(default_factory=dict)
     user_constraints: tuple[str, ...] = ()
+    gap: float | None = None
     _mechanism: Mechanism | EvidentialMechanism | None = field(default=None, repr=False)
     _unavailable: str = field(default="", repr=False)
 
@@ -127,10 +142,10 @@ class DesignResult:
             "status": str(self.status), "value": self.value, "solver_value": self.solver_value,
             "optimum": self.optimum, "solver": self.solver, "formulation": self.formulation,
             "build_time": self.build_time, "solve_time": self.solve_time,
-            "notes": list(self.notes), "structure": self.structure,
+            "notes": list(self.notes), "structure": self.structure, "gap": self.gap,
             "certificate": None if cert is None else {
                 "notion": cert.notion, "target": cert.target, "achieved": cert.achieved,
                 "met": cert.met, "tolerance": cert.tolerance, "repair": cert.repair,
                 "repair_weight": cert.repair_weight, "value_gap": cert.value_gap,
-                "method": cert.method},
+                "method": cert.method, "exact": cert.exact},
         }

@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from dataclasses import dataclass, field
+from typing import Any
 
 import cvxpy as cp
 import numpy as np
@@ -46,14 +48,6 @@ def is_lp(problem: cp.Problem) -> bool:
         for c in problem.constraints) and problem.objective.expr.is_affine()
 
 
-def lp_fallback(problem: cp.Problem, name: str) -> str | None:
-    """The solver to re-try a default-chosen LP with when ``name`` ended inaccurate or
-    failed: HiGHS after Clarabel. Measured (benchmarks/README.md, section 3b): on the
-    exact metric-privacy LPs of 10 x 10 and 12 x 12 grids (30 to 60 rows per variable)
-    Clarabel ended ``optimal_inaccurate`` after 406 s and 175 s, HiGHS reached the optimum."""
-    return "HIGHS" if name == "CLARABEL" and is_lp(problem) else None
-
-
 @functools.cache
 def _silence_highs_banner() -> None:
     """HiGHS prints a banner on stdout when the first Highs object of a process is made,
@@ -73,21 +67,69 @@ def _silence_highs_banner() -> None:
         os.close(saved)
 
 
-def solver_options(name: str, options: dict) -> dict:
-    """Quiet defaults per solver, overridden by the user's options."""
+def solver_options(name: str, options: dict, time_limit: float | None = None) -> dict:
+    """Quiet defaults per solver, overridden by the user's options; ``time_limit``
+    (seconds) goes to HiGHS's ``time_limit`` and Clarabel's ``time_limit``."""
     opts = dict(options)
     if name == "HIGHS":
         _silence_highs_banner()
         highs = {"output_flag": False, "solver": "ipm"}
         highs.update(opts.pop("highs_options", {}))
+        if time_limit is not None:
+            highs.setdefault("time_limit", float(time_limit))
         opts["highs_options"] = highs
     if name == "CLARABEL":
         # measured: tight tolerances cost 0-10% more time and return the optimum with no
         # repair needed (at the default 1e-8 certification had to repair)
         for key in ("tol_gap_abs", "tol_gap_rel", "tol_feas"):
             opts.setdefault(key, 1e-10)
+        if time_limit is not None:
+            opts.setdefault("time_limit", float(time_limit))
     opts.setdefault("verbose", False)
     return opts
+
+
+def solve_compiled(prob: cp.Problem, name: str, opts: dict) -> tuple[dict, Any]:
+    """``prob.solve(solver=name, **opts)`` in its three public steps (compile, solve,
+    unpack), keeping the solver's problem data and raw answer for
+    :func:`dual_bound`."""
+    opts = dict(opts)
+    verbose = bool(opts.pop("verbose", False))
+    data, chain, inverse = prob.get_problem_data(name, solver_opts=dict(opts))
+    raw = chain.solve_via_data(prob, data, False, verbose, dict(opts))
+    prob.unpack_results(raw, chain, inverse)
+    return data, raw
+
+
+def dual_bound(prob: cp.Problem, data: dict, raw: Any) -> float | None:
+    """A rigorous bound on the optimum of the LP ``prob`` from the solver's raw duals
+    (:func:`~mechdesign.design.bound.lp_lower_bound`): a lower bound when minimising, an
+    upper bound when maximising. ``None`` when ``prob`` is not an LP, the raw answer
+    carries no duals, or the data layout is not the expected one."""
+    from cvxpy import settings as s
+    from cvxpy.reductions.solvers.conic_solvers.conic_solver import dims_to_solver_dict
+
+    from .bound import lp_lower_bound
+    try:
+        dims = dims_to_solver_dict(data[s.DIMS])
+        if any(dims.get(key) for key in (s.SOC_DIM, s.EXP_DIM, s.PSD_DIM, "p")):
+            return None
+        if isinstance(raw, dict):  # HiGHS: the Lagrangian sign of cvxpy's own invert
+            x = np.asarray(raw["solution"].col_value, dtype=float)
+            y = -np.asarray(raw["solution"].row_dual, dtype=float)
+        else:  # Clarabel: A x + s = b, s in K, dual z in K*
+            x, y = np.asarray(raw.x, dtype=float), np.asarray(raw.z, dtype=float)
+        c = np.asarray(data[s.C], dtype=float)
+        if prob.value is None or len(x) != len(c) or len(y) != data[s.A].shape[0]:
+            return None
+        sign = 1.0 if isinstance(prob.objective, cp.Minimize) else -1.0
+        offset = sign * float(prob.value) - float(c @ x)
+        bound = offset + lp_lower_bound(data[s.A], data[s.B], c, dims[s.EQ_DIM],
+                                        dims[s.LEQ_DIM], y, data.get(s.LOWER_BOUNDS),
+                                        data.get(s.UPPER_BOUNDS))
+    except (KeyError, AttributeError, TypeError, ValueError):
+        return None
+    return sign * bound
 
 
 # HiGHS simplex, each point of a sweep started from the previous point's optimal basis.
@@ -139,6 +181,7 @@ class WarmHighs:
 
     def __init__(self) -> None:
         self.basis = None
+        self.last: tuple[dict, dict] | None = None  # problem data and raw answer
         self.cold_retries = 0
         self.broken: str | None = None
         self.options = solver_options("HIGHS", {"highs_options": WARM_HIGHS_OPTIONS}
@@ -171,6 +214,7 @@ class WarmHighs:
                 results = self._run(lp, None)
             self.basis = results["basis"] if results["model_status"] == "kOptimal" else None
             prob.unpack_results(results, chain, inverse)
+            self.last = (data, results)
         except (cp.SolverError, ValueError):
             self.basis = None
             raise
@@ -204,3 +248,38 @@ def _highs_lp(data: dict) -> object:
     lp.col_lower_ = np.full(lp.num_col_, -inf) if lb is None else np.asarray(lb, float)
     lp.col_upper_ = np.full(lp.num_col_, inf) if ub is None else np.asarray(ub, float)
     return lp
+
+
+@dataclass(frozen=True)
+class Run:
+    """One solve attempt of a design problem (see ``DesignProblem._attempts``).
+
+    ``Q`` is a copy of the solver's matrix (None without a solution), ``solver_value``
+    the solver's objective and ``bound`` the independent dual bound, both in the
+    objective's units; ``gap`` is the relative gap between them in the compiled units
+    (None when no bound could be computed).
+    """
+
+    name: str
+    status: Any
+    error: str
+    elapsed: float
+    compile_time: float = 0.0
+    options: dict = field(default_factory=dict, repr=False)
+    Q: np.ndarray | None = field(default=None, repr=False)
+    solver_value: float | None = None
+    bound: float | None = None
+    duals: dict = field(default_factory=dict, repr=False)
+    warnings: tuple[str, ...] = ()
+    gap: float | None = None
+    timed_out: bool = False
+
+    @property
+    def label(self) -> str:
+        """The solver's name, with the HiGHS algorithm when one was asked for."""
+        algorithm = self.options.get("highs_options", {}).get("solver")
+        return f"{self.name} {algorithm}" if algorithm else self.name
+
+    def summary(self) -> str:
+        gap = "" if self.gap is None else f" (certified gap {self.gap:.2g})"
+        return f"{self.label} ended {self.status}{gap} after {self.elapsed:.3g} s"
