@@ -443,7 +443,7 @@ class DesignProblem:
                                             solver_options(name, options, time_limit))
             except (cp.SolverError, ValueError) as exc:  # cvxpy: "Cannot unpack invalid ..."
                 return Run(name, Status.SOLVER_ERROR, f"{name} failed: {exc}",
-                           time.perf_counter() - t0)
+                           time.perf_counter() - t0, options=options)
         elapsed = time.perf_counter() - t0
         compile_time = float(getattr(prob, "compilation_time", None) or 0.0)
         notes = tuple(f"solver warning: {w.message}" for w in caught)
