@@ -1,14 +1,28 @@
 r"""Exact privacy of a finite mechanism under every notion mechdesign supports.
 
-All measures are exact for the matrix as stored: a ratio ``a / b`` of two entries is formed
-as ``log(a) - log(b)`` of the entries themselves (never of differences), ``0 / 0`` is
-ignored and ``c / 0 = inf`` for ``c > 0``. Belief functions are sums of non-negative masses
-only (see :mod:`mechdesign._subsets`), so a mass of 1e-18 is measured as 1e-18 and an exact
-zero stays zero: solver noise can make an epsilon large, but never spuriously infinite or
-spuriously small. The only rounding is the floating-point evaluation itself (a few ulps);
-checks of a target (the ``.holds(mechanism)`` method of each privacy notion in
-:mod:`mechdesign.design.notions`) therefore accept a measured value up to
-:data:`EPSILON_TOL` above the target.
+All measures are of the matrix as stored: a ratio ``a / b`` of two entries is formed from the
+entries themselves (never from differences), ``0 / 0`` is ignored and ``c / 0 = inf`` for
+``c > 0``. Belief functions are sums of non-negative masses only (see
+:mod:`mechdesign._subsets`), so a mass of 1e-18 is measured as 1e-18 and an exact zero stays
+zero: solver noise can make an epsilon large, but never spuriously infinite or spuriously
+small.
+
+Never under-reported. Every epsilon returned here is an upper bound on the exact epsilon of
+the stored matrix, and exceeds it by at most a few ulps: logarithms of ratios are formed by
+:func:`mechdesign._exact.log_ratio` (``log1p((hi - lo) / lo)`` when the ratio is near 1, where
+``log(hi) - log(lo)`` would cancel: randomized response at eps = 1e-12 read 2.5e-4 low),
+then raised by 4 ulps to cover the rounding of the evaluation (at most 8 ulps above the
+exact value). A quotient by a distance or a sum of entries is rounded up the same way. The
+exceptions are documented where they occur: plausibility and belief tables of a non-Bayesian
+evidential mechanism are float sums, widened by their rounding bound (at most ``2 m``
+roundings for m outputs, :func:`_sum_table_bounds`) before the ratio, so pl/bel-SLDP and
+WLDP can read up to about ``(4 m + 16) 2^-53`` (absolute; 3.1e-15 for m = 3) above the exact
+value. ``delta_ldp`` and ``delta_deletion`` are
+floating-point (respectively LP) evaluations, accurate to about 1e-15 (respectively 1e-10),
+not bounds; :func:`mechdesign.analysis.verify.verify_exact` decides them exactly. Checks of a
+target (the ``.holds(mechanism)`` method of each privacy notion in
+:mod:`mechdesign.design.notions`) accept a measured value up to :data:`EPSILON_TOL` above
+the target.
 
 References: Li et al. 2022 (``reference/belief_ldp.md``, section 2) and Huang & Canonne,
 "Lemmas of differential privacy" (``reference/composition_and_lemmas.md``, section 1).
@@ -25,6 +39,7 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, csr_matrix, hstack, identity, vstack
 
 from .._coerce import as_evidential, as_mechanism
+from .._exact import log_ratio, round_up
 from .._validation import check_epsilon
 from ..errors import InvalidParameterError, MechdesignError
 from ..neighbors import distance_matrix
@@ -46,17 +61,20 @@ class Witness:
 def worst_log_ratio(numer: np.ndarray, denom: np.ndarray) -> Witness:
     r"""``max_{x, x', c} ln(numer[x, c] / denom[x', c])`` with its location.
 
+    .. math:: \max_c \ln \frac{\max_x \mathrm{numer}[x, c]}{\min_{x'} \mathrm{denom}[x', c]}
+
     Columns where ``numer`` is zero in every row are ignored (0/0 and 0/c); a column with a
     positive numerator and a zero denominator gives ``inf``. ``x = x'`` is included (for LDP
-    with ``numer = denom`` that pair contributes ``ln 1 = 0``).
+    with ``numer = denom`` that pair contributes ``ln 1 = 0``). The value is an upper bound
+    on the exact one, at most 8 ulps above it (:func:`mechdesign._exact.log_ratio`).
     """
     hi = numer.max(axis=0)
     lo = denom.min(axis=0)
     live = hi > 0
     if not live.any():
         return Witness(0.0, -1, -1, -1)
-    with np.errstate(divide="ignore"):
-        logs = np.where(live, np.log(np.where(live, hi, 1.0)) - np.log(lo), -np.inf)
+    logs = np.where(live, log_ratio(np.where(live, hi, 1.0), np.where(live, lo, 1.0)),
+                    -np.inf)
     c = int(np.argmax(logs))
     return Witness(float(max(logs[c], 0.0)), c, int(np.argmax(numer[:, c])),
                    int(np.argmin(denom[:, c])))
@@ -104,15 +122,40 @@ def delta_ldp(m: Any, epsilon: float) -> float:
 
 
 def pairwise_log_ratios(Q: np.ndarray) -> np.ndarray:
-    r"""``R[x, x'] = max_y ln(Q[x, y] / Q[x', y])`` (0/0 ignored, c/0 = inf; diagonal 0)."""
-    k = Q.shape[0]
+    r"""``R[x, x'] = max_y ln(Q[x, y] / Q[x', y])`` (0/0 ignored, c/0 = inf; diagonal 0).
+
+    Each entry is an upper bound on the exact value, at most 8 ulps above it
+    (:func:`mechdesign._exact.log_ratio`). For speed the columns are first ranked by the
+    plain difference of logarithms, whose error is below :math:`2 \cdot 2^{-52} \cdot 2
+    \max |\ln Q|` (each logarithm within an ulp, plus the subtraction); only the columns
+    within four times that of the best are evaluated accurately (the exact maximiser is
+    always among them).
+    """
+    k, n = Q.shape
     with np.errstate(divide="ignore"):
         L = np.log(Q)
+    finite = np.isfinite(L)
+    slack = 16 * 2.0 ** -52 * (float(np.abs(L[finite]).max()) if finite.any() else 0.0)
     R = np.empty((k, k))
-    for x in range(k):
+    block = max(1, 2_000_000 // (k * n))  # rows x per pass: (block k, n) work arrays
+    for start in range(0, k, block):
+        xs = np.arange(start, min(k, start + block))
         with np.errstate(invalid="ignore"):
-            diff = L[x][None, :] - L  # nan where both are zero
-        R[x] = np.fmax.reduce(diff, axis=1, initial=-np.inf)
+            diff = (L[xs][:, None, :] - L[None, :, :]).reshape(-1, n)  # nan for 0/0
+            top = np.fmax.reduce(diff, axis=1, initial=-np.inf)
+            cand = diff >= top[:, None] - slack  # (nan compares False)
+        counts = cand.sum(axis=1)
+        live = np.isfinite(top)
+        one = live & (counts == 1)  # usually every pair: its only candidate
+        pairs, cols = np.flatnonzero(one), np.argmax(cand[one], axis=1)
+        many = np.flatnonzero(live & (counts > 1))
+        if many.size:
+            p2, c2 = np.nonzero(cand[many])
+            pairs, cols = np.concatenate([pairs, many[p2]]), np.concatenate([cols, c2])
+        best = np.full(len(top), -np.inf)
+        num = Q[xs[pairs // k], cols]
+        np.maximum.at(best, pairs, log_ratio(num, Q[pairs % k, cols]))
+        R[xs] = np.where(live, best, top).reshape(len(xs), k)
     np.fill_diagonal(R, 0.0)
     return R
 
@@ -126,6 +169,13 @@ def epsilon_metric(m: Any, distance: Any) -> float:
     ``distance`` is a ``(k, k)`` matrix or a weighted networkx graph on the input labels
     (shortest paths). A pair at distance 0 with different rows gives ``inf``; a pair at
     distance ``inf`` is unconstrained. (Chatzikokolakis et al. 2013, d-privacy.)
+
+    The value is an upper bound on the exact one: the log ratios are (see
+    :func:`pairwise_log_ratios`) and the quotient is rounded up by an ulp. A matrix distance
+    is exact as given; a graph's shortest paths are float sums (networkx) of at most
+    ``N - 1`` edges for N nodes, within a factor ``(1 + 2^-53)^(N-2)`` above the exact sum
+    of the weights, so they are divided by ``1 + N 2^-52`` first (relative cost
+    ``N 2^-52``, about 2e-13 for a 1000-node graph).
     """
     mech = as_mechanism(m)
     D = distance_matrix(distance, mech.inputs)
@@ -137,8 +187,11 @@ def epsilon_metric(m: Any, distance: Any) -> float:
     ok = off & np.isfinite(D) & (D > 0)
     if not ok.any():
         return 0.0
+    if hasattr(distance, "edges") and hasattr(distance, "nodes"):  # shortest-path sums
+        n_nodes = len(distance.nodes)
+        D = np.nextafter(D / (1.0 + n_nodes * 2.0 ** -52), 0.0)  # below the exact distance
     with np.errstate(invalid="ignore"):
-        vals = R[ok] / D[ok]
+        vals = round_up(R[ok] / D[ok], 1)
     return float(max(vals.max(), 0.0))
 
 
@@ -162,14 +215,22 @@ def epsilon_deletion(m: Any) -> DeletionPrivacy:
               \ -\ln \sum_y \min_x Q[x,y]\Big).
 
     The returned reference interpolates between the two bounds at that eps (``None`` if inf).
+
+    The value is an upper bound on the exact one, at most 8 ulps above it: the sums are
+    correctly rounded (``math.fsum``), so are ``sum - 1`` and ``1 - sum``, and the logarithms
+    are :func:`mechdesign._exact.log_ratio` of ``(sum, 1)`` and ``(1, sum)`` with those
+    differences (no cancellation for sums near 1).
     """
     Q = as_mechanism(m).matrix
     hi, lo = Q.max(axis=0), Q.min(axis=0)
-    s_hi, s_lo = float(hi.sum()), float(lo.sum())
+    s_hi, s_lo = math.fsum(hi), math.fsum(lo)
     eps_ldp = worst_log_ratio(Q, Q).epsilon
     if math.isinf(eps_ldp) or s_lo == 0.0:
         return DeletionPrivacy(math.inf, None)
-    eps = max(eps_ldp / 2, math.log(s_hi), -math.log(s_lo), 0.0)
+    hi_list, lo_list = hi.tolist(), lo.tolist()
+    log_s_hi = float(log_ratio(s_hi, 1.0, math.fsum([*hi_list, -1.0])))  # ln sum_y M_y
+    neg_log_s_lo = float(log_ratio(1.0, s_lo, math.fsum([1.0, *(-v for v in lo_list)])))
+    eps = max(eps_ldp / 2, log_s_hi, neg_log_s_lo, 0.0)
     lower, upper = hi * math.exp(-eps), lo * math.exp(eps)
     gap = float((upper - lower).sum())
     t = 0.0 if gap <= 0 else min(max((1.0 - float(lower.sum())) / gap, 0.0), 1.0)
@@ -189,6 +250,10 @@ def epsilon_sldp(m: Any, kind: SLDPKind = "mass") -> float:
     (at most 16 outputs), except for a Bayesian mechanism (any number of outputs), where
     ``pl_x(E) = bel_x(E) = P_x(E)`` and the worst event is a singleton (a ratio of sums is at
     most the largest ratio of its terms), so they are its LDP epsilon over the outputs.
+
+    An upper bound on the exact value: at most 8 ulps above it for ``"mass"`` and Bayesian
+    mechanisms, and about ``(4 m + 16) 2^-53`` above it otherwise (the pl/bel tables are
+    float sums, widened by :func:`_sum_table_bounds`; identical rows give exactly 0).
     """
     if kind not in ("mass", "pl", "bel"):
         raise InvalidParameterError(f"kind must be 'mass', 'pl' or 'bel', got {kind!r}")
@@ -197,11 +262,34 @@ def epsilon_sldp(m: Any, kind: SLDPKind = "mass") -> float:
         A = ev.masses
     elif ev.is_bayesian:
         A = ev.as_bayesian_mechanism().matrix
-    elif kind == "pl":
-        A = ev.pl_matrix()
+    elif (ev.masses == ev.masses[0]).all():  # identical rows: identical tables, ratio 1
+        return 0.0
     else:
-        A = ev.bel_matrix()
+        A = ev.pl_matrix() if kind == "pl" else ev.bel_matrix()
+        upper, lower = _sum_table_bounds(A, ev.n_outputs)
+        return worst_log_ratio(upper, lower).epsilon
     return worst_log_ratio(A, A).epsilon
+
+
+def _sum_table_bounds(A: np.ndarray, n_outputs: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""Rigorous ``(upper, lower)`` bounds on the exact sums a pl or bel table rounds.
+
+    Each entry of :meth:`~mechdesign.evidential.EvidentialMechanism.bel_matrix` is a sum of
+    non-negative masses evaluated along at most m additions (the zeta transform), each of
+    :meth:`~mechdesign.evidential.EvidentialMechanism.pl_matrix` along at most 2m (m more to
+    accumulate over the outputs); with ``u = 2^-53`` such a sum is within a relative
+    :math:`\gamma = 2mu / (1 - 2mu)` of the exact one (Higham, "Accuracy and stability of
+    numerical algorithms", 2002, s.4.2). The bounds are ``A (1 + gamma + 4u)`` and
+    ``A (1 - gamma - 4u)`` (the 4u covers the rounding of the factor and of the product),
+    each moved one more ulp outwards for subnormal products; zeros stay zero.
+    """
+    u = 2.0 ** -53
+    n = 2 * n_outputs
+    gamma = n * u / (1.0 - n * u)
+    with np.errstate(under="ignore"):
+        upper = np.nextafter(A * (1.0 + gamma + 4 * u), math.inf)
+        lower = np.nextafter(A * (1.0 - gamma - 4 * u), 0.0)
+    return np.where(A > 0, upper, 0.0), np.where(A > 0, lower, 0.0)
 
 
 def epsilon_wldp(m: Any) -> float:
@@ -213,12 +301,18 @@ def epsilon_wldp(m: Any) -> float:
     message. Events with ``pl = 0`` everywhere are ignored. Enumerates the 2^m events (at
     most 16 outputs), except for a Bayesian mechanism (any number of outputs): there
     ``pl = bel = P`` and ``eps_W`` is its LDP epsilon over the outputs.
+
+    An upper bound on the exact value: at most 8 ulps above it for a Bayesian mechanism, and
+    about ``(4 m + 16) 2^-53`` above it otherwise (pl and bel tables widened by
+    :func:`_sum_table_bounds`).
     """
     ev = as_evidential(m)
     if ev.is_bayesian:
         Q = ev.as_bayesian_mechanism().matrix
         return worst_log_ratio(Q, Q).epsilon
-    return worst_log_ratio(ev.pl_matrix(), ev.bel_matrix()).epsilon
+    pl_upper, _ = _sum_table_bounds(ev.pl_matrix(), ev.n_outputs)
+    _, bel_lower = _sum_table_bounds(ev.bel_matrix(), ev.n_outputs)
+    return worst_log_ratio(pl_upper, bel_lower).epsilon
 
 
 def delta_deletion(m: Any, epsilon: float) -> float:

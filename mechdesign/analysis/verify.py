@@ -65,7 +65,7 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal, localcontext
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
@@ -74,6 +74,7 @@ from scipy.optimize import linprog
 from scipy.sparse import csr_matrix, hstack, identity, vstack
 
 from .._coerce import as_evidential, as_mechanism
+from .._exact import DEFAULT_DIGITS, EXP_CLAMP, exp_bracket  # noqa: F401 (re-exported)
 from .._validation import check_delta, check_epsilon, check_int
 from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
@@ -85,16 +86,6 @@ MAX_EXACT_ENTRIES = 400
 
 MAX_EXACT_OUTPUTS = 10
 """Largest output set for the event notions (sldp_pl, sldp_bel, wldp): 2^10 events."""
-
-DEFAULT_DIGITS = 60
-"""Decimal digits of the bracket of ``e^x``."""
-
-EXP_CLAMP = 1000
-r"""Exponents are clamped to ``[-1000, 1000]`` before bracketing ``e^x``. No decision changes:
-entries are at most 1 and positive entries at least ``2^-1074 > e^-745``, so every finite
-ratio checked here (at most 400 entries summed) is below ``e^760``, every hockey-stick term
-``max(0, P - e^x P')`` with ``P' > 0`` is 0 for all ``x >= 760``, and a positive sum of
-minima exceeds ``e^-745``."""
 
 NOTIONS = ("ldp", "approx_ldp", "deletion_ldp", "metric", "sldp_mass", "sldp_pl",
            "sldp_bel", "wldp")
@@ -171,33 +162,6 @@ class Verification:
     message: str
     digits: int = DEFAULT_DIGITS
     achieved_delta: tuple[Fraction, Fraction | float] | None = None
-
-
-# ------------------------------------------------------------------------------ e^x
-def exp_bracket(x: Any, digits: int = DEFAULT_DIGITS) -> tuple[Fraction, Fraction]:
-    r"""Rational ``lo <= e^x <= hi`` for a rational (or float, read exactly) ``x``.
-
-    ``x`` is clamped to ``[-EXP_CLAMP, EXP_CLAMP]`` (see :data:`EXP_CLAMP`), rounded down and
-    up at ``digits + 20`` digits; ``Decimal.exp`` is correctly rounded (half-even) at
-    ``digits`` digits, so one unit in the last place either side is a rigorous bracket.
-    ``e^0 = 1`` exactly.
-    """
-    x = Fraction(x)
-    if x == 0:
-        return Fraction(1), Fraction(1)
-    x = min(max(x, Fraction(-EXP_CLAMP)), Fraction(EXP_CLAMP))
-    num, den = Decimal(x.numerator), Decimal(x.denominator)
-    with localcontext() as ctx:
-        ctx.prec = digits + 20
-        ctx.rounding = ROUND_FLOOR
-        x_lo = num / den
-        ctx.rounding = ROUND_CEILING
-        x_hi = num / den
-        ctx.prec = digits
-        ctx.rounding = ROUND_HALF_EVEN
-        lo = ctx.next_minus(x_lo.exp(ctx))
-        hi = ctx.next_plus(x_hi.exp(ctx))
-    return Fraction(lo), Fraction(hi)
 
 
 def _excess(r: Fraction | float, scale: Fraction, eps: float) -> float:
