@@ -279,3 +279,62 @@ def test_gap_is_computed_on_the_returned_matrix_not_the_solver_value():
         res = md.DesignProblem(md.ApproxLDP(1.0, 1e-6),
                                md.ExpectedLoss(md.losses.hamming(3))).solve()
     assert res.gap is not None and res.status is Status.OPTIMAL
+
+
+# ------------------------------------------------------------------------ sizes and epsilons
+@pytest.mark.parametrize("k", [3000, 5000])
+def test_a_design_too_large_for_memory_is_refused_before_building(k):
+    # FINDING: DesignProblem(LDP(1), ExpectedLoss(hamming(5000))) died with std::bad_alloc,
+    # a problem file with k = 3000 aborted after 207 s. Now refused at once, naming both.
+    t0 = time.perf_counter()
+    prob = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(md.losses.hamming(k)))
+    with pytest.raises(md.SizeLimitError, match=rf"{k} inputs.*GiB.*above the 12 GiB"):
+        prob.solve()
+    assert time.perf_counter() - t0 < 5
+
+
+def test_the_nonzero_estimate_follows_cvxpys_compiled_matrix():
+    # the memory check rests on these estimates: within a factor 2 of the real count
+    from cvxpy import settings as s
+    rng = np.random.default_rng(0)
+    for notion, k in [(md.LDP(1), 12), (md.ApproxLDP(1, 1e-3), 6), (md.DeletionLDP(1), 12),
+                      (md.DeletionLDP(1, 0.01), 12), (md.MetricDP(1, md.line_distance(12)), 12),
+                      (md.MetricDP(1, md.grid_distance(3, 4), spanner=1.5), 12)]:
+        p = md.DesignProblem(notion, md.ExpectedLoss(rng.random((k, k))))
+        prob, _, _, _ = p._compile()
+        for solver in ("HIGHS", "CLARABEL"):
+            data, _, _ = prob.get_problem_data(solver, solver_opts={})
+            estimate = notion.n_nonzeros(k, k, p._context()) + k * k
+            assert 0.5 <= estimate / data[s.A].nnz <= 2.0, (notion, solver)
+
+
+@pytest.mark.parametrize("objective", [md.EstimationVariance([0.3, 0.7]),
+                                       md.MutualInformation([0.3, 0.7])])
+@pytest.mark.parametrize("eps", [31.0, 800.0, 1e6])
+def test_staircase_programs_refuse_epsilons_above_their_limit(objective, eps):
+    # FINDING: LDP(800) with EstimationVariance and LDP(1e6) with MutualInformation raised
+    # OverflowError (and the MI LP failed from eps = 35, estimation from 100)
+    with pytest.raises(md.InvalidParameterError, match=r"above 30, the largest"):
+        md.DesignProblem(md.LDP(eps), objective).solve()
+
+
+def test_staircase_programs_at_their_limit_are_warner():
+    # binary estimation: Warner with p = e^eps / (1 + e^eps) is optimal (any eps)
+    res = md.DesignProblem(md.LDP(30.0), md.EstimationVariance([0.3, 0.7])).solve()
+    _assert_certified(res, md.LDP(30.0))
+    p = 1 / (1 + math.exp(-30.0))
+    np.testing.assert_allclose(res.mechanism.matrix, md.warner(p).matrix, atol=1e-12)
+
+
+def test_symmetric_estimation_value_never_overflows():
+    # uniform prior: the closed form is evaluated divided by e^{2 eps}; at eps = 700 it is
+    # (k - 1)^2 d^2 / (d (k - d) k) at the best d = 1: (k-1)/k * (k-1)/(k-1) = (k - 1) / k
+    from mechdesign.design.staircase import symmetric_estimation, symmetric_estimation_value
+    assert symmetric_estimation_value(2, np.array([1]), 1.0)[0] == pytest.approx(2.341347,
+                                                                                 rel=1e-6)
+    d, value = symmetric_estimation(4, 700.0)
+    assert d == 1 and value == pytest.approx(3 / 4, rel=1e-12)
+    res = md.DesignProblem(md.LDP(700.0), md.EstimationVariance(np.full(4, 0.25))).solve()
+    assert res.value == pytest.approx(0.75, rel=1e-9) and res.certificate.met
+    with pytest.raises(md.InvalidParameterError, match="epsilon = 800.0 is too large"):
+        md.DesignProblem(md.LDP(800.0), md.EstimationVariance(np.full(4, 0.25))).solve()

@@ -138,7 +138,9 @@ def _print_report(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: st
     rows = [("status", str(res.status)),
             ("value", "-" if res.value is None else fmt(res.value)),
             ("solver value", "-" if res.solver_value is None else fmt(res.solver_value)),
-            ("optimum", res.optimum), ("solver", res.solver or "-"),
+            ("optimum", res.optimum),
+            ("certified gap", "-" if res.gap is None else f"{res.gap:.3g} (relative)"),
+            ("solver", res.solver or "-"),
             ("formulation", res.formulation),
             ("time", f"build {res.build_time:.3g} s, solve {res.solve_time:.3g} s")]
     if pf.expected is not None:
@@ -178,6 +180,10 @@ def _print_report(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: st
         print(f"wrote {files['matrix']} and {files['heatmap']}")
 
 
+DEFAULT_TIME_LIMIT = 600.0
+"""Seconds per solver attempt for ``mechdesign solve`` (the library's default is none)."""
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     pf = load_problem(args.file)
     out = Path(args.out) if args.out else None
@@ -185,7 +191,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         _check_out(out, pf)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = pf.problem.solve(solver=args.solver)
+        res = pf.problem.solve(solver=args.solver, time_limit=args.time_limit)
     solver_warnings = list(dict.fromkeys(f"{w.category.__name__}: {w.message}"
                                          for w in caught))
     mech, unavailable = None, ""
@@ -239,4 +245,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--solver", metavar="NAME",
                    help="cvxpy solver name (default: HiGHS for LPs, Clarabel for conic "
                         "programs)")
+    p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
+                   help=f"wall-clock limit of each solver attempt (default "
+                        f"{DEFAULT_TIME_LIMIT:g}); a solve stopped by it reports no "
+                        "mechanism and names the limit")
     p.set_defaults(func=cmd_solve)

@@ -110,3 +110,22 @@ def relative_gap(value: float, bound: float, floor: float) -> float:
     if not math.isfinite(bound):
         return math.inf
     return max(0.0, value - bound) / max(abs(value), abs(bound), floor)
+
+
+def pattern_lp_lower_bound(g: np.ndarray, A: np.ndarray, y: np.ndarray) -> float:
+    r"""A rigorous lower bound on ``min g^T w`` over ``{w >= 0 : A w = 1}`` from any ``y``.
+
+    With ``A >= 0`` (m rows, positive column sums ``s_j``) and ``r = g - A^T y``:
+
+    .. math:: g^T w = \mathbf 1^T y + r^T w \ge \mathbf 1^T y
+              + m \min\big(0, \min_j r_j / s_j\big),
+
+    because ``sum_j s_j w_j = sum_i (A w)_i = m`` on the feasible set. This is the
+    certificate of the staircase programs, whose rows ``S w = 1`` have this form.
+    """
+    A = np.asarray(A, dtype=float)
+    r = np.asarray(g, dtype=float) - A.T @ np.asarray(y, dtype=float)
+    s = A.sum(axis=0)
+    if not (np.isfinite(r).all() and (s > 0).all()):
+        return -math.inf
+    return float(np.sum(y)) + A.shape[0] * min(0.0, float((r / s).min()))

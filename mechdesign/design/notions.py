@@ -128,6 +128,13 @@ class Notion:
         """The notion's parameter achieved by ``mechanism`` (epsilon, or delta for ApproxLDP)."""
         raise NotImplementedError
 
+    def n_nonzeros(self, k: int, n: int, context: dict) -> int:
+        """An estimate of the nonzeros :meth:`formulate` puts in the constraint matrix
+        (checked against cvxpy's compiled data in ``tests/test_certificates.py``); the
+        design refuses problems whose estimated memory exceeds the budget before building
+        anything. Default: the offset form, about 4 k n."""
+        return 4 * k * n
+
     @property
     def target(self) -> float:
         return self.epsilon  # type: ignore[attr-defined]
@@ -222,6 +229,9 @@ class ApproxLDP(Notion):
                      cp.sum(S, axis=1) <= self.delta]
         return Q, {"privacy": cons}
 
+    def n_nonzeros(self, k: int, n: int, context: dict) -> int:
+        return 4 * k * n if self.delta == 0.0 else 5 * k * (k - 1) * n
+
     def measure(self, mechanism: Any) -> float:
         """The achieved delta at the target epsilon; with ``delta = 0`` (pure LDP) the
         achieved epsilon, so that a matrix above the epsilon is never certified on a tiny
@@ -294,6 +304,9 @@ class DeletionLDP(Notion):
             cons += [Q <= _outer_ones(k, u), cp.sum(u) <= _exp(context, self.epsilon)]
         return Q, {"privacy": cons}
 
+    def n_nonzeros(self, k: int, n: int, context: dict) -> int:
+        return 6 * k * n + 2 * n if self.delta == 0.0 else 10 * k * n + n
+
     def measure(self, mechanism: Any) -> float:
         if self.delta == 0.0:
             return epsilon_deletion(mechanism).epsilon
@@ -354,10 +367,23 @@ class MetricDP(Notion):
             dilation = graph_dilation(D, closed)
         return closed, dilation
 
-    def formulate(self, k: int, n: int, context: dict) -> tuple[cp.Expression, Constraints]:
-        inputs = context.get("inputs") or tuple(range(k))
+    def _context_edges(self, k: int, context: dict
+                       ) -> tuple[list[tuple[int, int, float]], float]:
+        """The constrained pairs, computed once per build (kept in ``context``)."""
+        if "edges" not in context:
+            inputs = context.get("inputs") or tuple(range(k))
+            context["edges"] = self.edges(inputs, context.get("symmetry"))
+        return context["edges"]
+
+    def n_nonzeros(self, k: int, n: int, context: dict) -> int:
+        es, _ = self._context_edges(k, context)
         sym = context.get("symmetry")
-        es, dilation = self.edges(inputs, sym)
+        pairs = 4 * len(es) * n + 2 * k * n  # 2 directions x n columns x 2 entries + rows
+        return pairs if sym is None else max(1, pairs // sym.order)
+
+    def formulate(self, k: int, n: int, context: dict) -> tuple[cp.Expression, Constraints]:
+        sym = context.get("symmetry")
+        es, dilation = self._context_edges(k, context)
         context["spanner_dilation"] = dilation
         context["n_privacy_pairs"] = len(es)
         a = np.array([u for u, _, _ in es] + [v for _, v, _ in es], dtype=int)
@@ -446,6 +472,11 @@ class SLDP(Notion):
         T = _outer_ones(k, t)
         return M, {"privacy": [A >= T, lf * A <= rf * T]}
 
+    def n_nonzeros(self, k: int, n: int, context: dict) -> int:
+        if self.kind == "mass":
+            return 4 * k * n
+        return k * n * 2 ** context["n_labels"] + 4 * k * 2 ** context["n_labels"]
+
     def measure(self, mechanism: Any) -> float:
         return epsilon_sldp(mechanism, self.kind)
 
@@ -475,6 +506,9 @@ class WLDP(Notion):
         T = _outer_ones(k, t)
         lf, rf = ratio_coefficients(context, self.epsilon)
         return M, {"privacy": [M @ sub >= T, lf * (M @ meets) <= rf * T]}
+
+    def n_nonzeros(self, k: int, n: int, context: dict) -> int:
+        return 2 * k * n * 2 ** context["n_labels"] + 4 * k * 2 ** context["n_labels"]
 
     def measure(self, mechanism: Any) -> float:
         return epsilon_wldp(mechanism)

@@ -57,6 +57,12 @@ class Objective:
         """``(a, b)`` with ``a > 0``: the compiled objective is ``(f - b) / a``."""
         return 1.0, 0.0
 
+    def log_gap_dimension(self) -> int | None:
+        """For an objective that is a log (D-optimality: ``-log det``), the dimension d
+        such that ``(value - bound) / d`` is the relative gap of the geometric mean of the
+        eigenvalues: a scale-free gap. None: the gap is relative to the value."""
+        return None
+
 
 def unit_range(L: np.ndarray) -> tuple[np.ndarray, float, float]:
     r"""``(L - b) / a`` with ``b = min L`` and ``a = max L - min L`` (1 for a constant
@@ -351,6 +357,9 @@ class EstimationVariance(InformationObjective):
         """``(k, k, P)``: the information ``s s^T / (pi . s)`` of each column s of S."""
         lam = self.prior @ S
         return np.einsum("ip,jp->ijp", S, S) / lam
+
+    def log_gap_dimension(self) -> int | None:
+        return self.n_inputs - 1 if self.criterion == "D" else None
 
     def evaluate(self, Q: np.ndarray) -> float:
         fisher = cramer_rao(Mechanism(Q), self.prior).fisher

@@ -38,7 +38,15 @@ from .objectives import (
     WorstCaseLoss,
 )
 from .result import Certificate, DesignResult, Status
-from .solvers import Run, choose_solver, dual_bound, is_lp, solve_compiled, solver_options
+from .solvers import (
+    Run,
+    check_memory,
+    choose_solver,
+    dual_bound,
+    is_lp,
+    solve_compiled,
+    solver_options,
+)
 from .symmetry import Symmetry, check_invariant, close_group
 
 USER_CONSTRAINT_TOL = 1e-7
@@ -243,6 +251,9 @@ class DesignProblem:
         n = self.n if n is None else n
         context = self._context()
         context["parametric"] = parametric
+        check_memory(self.privacy.n_nonzeros(self.k, n, context) + self.k * n,
+                     f"{type(self.privacy).__name__} design with {self.k} inputs and "
+                     f"{n} outputs")
         Q, groups = self.privacy.formulate(self.k, n, context)
         # under a symmetry, rows in one orbit are the same constraint: keep one per orbit
         rows = Q if self.symmetry is None else Q[self.symmetry.input_representatives, :]
@@ -306,8 +317,12 @@ class DesignProblem:
               **options: Any) -> DesignResult:
         """Solve, certify (clean, re-measure, repair) and return a :class:`DesignResult`.
 
-        ``time_limit`` (seconds) is passed to the solver of each attempt; a solve stopped
-        by it ends with status ``solver error`` and a note naming the limit. With the
+        ``time_limit`` (seconds) is passed to the solver of each attempt of an LP or
+        convex program; a solve stopped by it ends with status ``solver error`` and a note
+        naming the limit (the staircase and local programs of information objectives do
+        not take it yet). Ctrl-C stops a native solve within about a second and raises
+        ``KeyboardInterrupt``. A design whose estimated memory exceeds
+        ``solvers.MEMORY_BUDGET`` is refused with ``SizeLimitError`` before it is built. With the
         solver left to the default, an attempt that ends inaccurate, fails, claims
         infeasibility of a problem that is feasible by construction (no user
         constraints), or whose certified optimality gap exceeds :data:`GAP_TOL`, is
@@ -399,7 +414,7 @@ class DesignProblem:
             return self._certified(best.Q, best.solver_value, best.status, best.name,
                                    "global", formulation, build_time, solve_time,
                                    best.duals, (*notes, *best.warnings), bound=best.bound,
-                                   lp=True)
+                                   expect_bound=True)
         last = runs[-1]
         status, error = last.status, last.error
         if any(r.status is Status.INFEASIBLE for r in runs):
@@ -478,6 +493,9 @@ class DesignProblem:
         v, bd = (value - b) / a, (bound - b) / a
         if self.objective.sense == "maximize":
             v, bd = -v, -bd
+        dim = self.objective.log_gap_dimension()
+        if dim is not None:  # -log det: the gap of the eigenvalues' geometric mean
+            return max(0.0, v - bd) / dim if math.isfinite(bd) else math.inf
         return relative_gap(v, bd, GAP_FLOOR)
 
     @staticmethod
@@ -509,14 +527,14 @@ class DesignProblem:
                    solve_time: float, duals: dict, notes: tuple[str, ...],
                    structure: dict | None = None, outputs: Sequence | None = None, *,
                    bound: float | None = None, gap: float | None = None,
-                   lp: bool = False) -> DesignResult:
+                   expect_bound: bool = False) -> DesignResult:
         """Certify ``Q`` (:func:`~mechdesign.design.certify.certify`) and label it.
 
         The gap is recomputed on the returned matrix against ``bound`` (an independent
         bound on the optimum in the objective's units), or given (closed forms, staircase
         programs). ``optimal`` needs the privacy target met, the user constraints met and,
-        for a global optimum with a gap, a gap of at most :data:`GAP_TOL`; an ``lp`` with
-        no bound makes the optimum ``"global, solver-reported"``.
+        for a global optimum with a gap, a gap of at most :data:`GAP_TOL`; with
+        ``expect_bound`` and no bound the optimum is ``"global, solver-reported"``.
         """
         def build(C: np.ndarray) -> Mechanism | EvidentialMechanism:
             if outputs is not None:
@@ -540,10 +558,11 @@ class DesignProblem:
                          f"certified within a relative gap of {gap:.2g}")
             status = Status.OPTIMAL
         if optimum == "global" and status is Status.OPTIMAL:
-            if gap is None and lp:
+            if gap is None and expect_bound:
                 optimum = "global, solver-reported"
-                notes.append("no independent bound on the optimum (not a linear program, "
-                             "or a variable without bounds): optimality is the solver's word")
+                notes.append("no independent bound on the optimum (a program without a "
+                             "bound recomputed from its data, or a variable without bounds): "
+                             "optimality is the solver's word")
             elif gap is not None and gap > GAP_TOL:
                 status = Status.INACCURATE
                 notes.append(f"certified relative optimality gap {gap:.3g} exceeds "
@@ -632,6 +651,12 @@ class DesignProblem:
         if self._staircase_applies():
             if self._symmetric():
                 return self._solve_symmetric(eps, t0)
+            if eps > staircase.MAX_STAIRCASE_EPSILON:
+                raise InvalidParameterError(
+                    f"epsilon = {eps!r} is above {staircase.MAX_STAIRCASE_EPSILON:g}, the "
+                    f"largest the staircase programs support for "
+                    f"{type(self.objective).__name__} (patterns hold 1 and e^eps side by "
+                    "side)")
             if isinstance(self.objective, EstimationVariance):
                 sol = staircase.solve_estimation(self.objective, eps, solver, **options)
                 form = "staircase convex program over 2^k - 1 patterns"
@@ -647,7 +672,8 @@ class DesignProblem:
             if Q is not None:
                 status = Status.OPTIMAL if sol.accurate else Status.INACCURATE
                 return self._certified(Q, sol.value, status, sol.solver, "global",
-                                       form, 0.0, elapsed, {}, ())
+                                       form, 0.0, elapsed, {}, (), bound=sol.bound,
+                                       expect_bound=True)
             note = (f"the staircase optimum needs {sol.Q.shape[1]} outputs but only "
                     f"{self.n} are allowed: solved locally")
         else:
