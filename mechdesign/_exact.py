@@ -7,9 +7,9 @@ can use it).
 * :func:`log_ratio`: an upper bound on ``ln(hi / lo)`` for float arrays, accurate to a few
   ulps even when ``hi / lo`` is within ``1e-15`` of 1, and for entries from ``2^-1074`` to
   ``1``. Every privacy measure forms its logarithms of ratios here.
-* :func:`largest_below`: the largest float ``a' <= a`` with ``a' <= e^x b`` exactly (the
-  catalog rounds its large entries down with it, so a stored matrix is never less private
-  than its nominal epsilon).
+* :func:`smallest_at_least`, :func:`float_up`, :func:`float_down`: directed rounding of
+  rationals (the catalog rounds its entries in the safe direction with them, so a stored
+  matrix is never less private than its nominal epsilon).
 
 Why ``log(hi) - log(lo)`` is not enough: for ``hi = lo (1 + t)`` with small t the two logs
 are large and nearly equal, each rounded to half an ulp of its own size, and their difference
@@ -60,7 +60,8 @@ def exp_bracket(x: Any, digits: int = DEFAULT_DIGITS) -> tuple[Fraction, Fractio
     ``x`` is clamped to ``[-EXP_CLAMP, EXP_CLAMP]`` (see :data:`EXP_CLAMP`), rounded down and
     up at ``digits + 20`` digits; ``Decimal.exp`` is correctly rounded (half-even) at
     ``digits`` digits, so one unit in the last place either side is a rigorous bracket.
-    ``e^0 = 1`` exactly.
+    ``e^0 = 1`` exactly, and the bracket never crosses 1 (``lo >= 1`` for ``x > 0``, ``hi <= 1``
+    for ``x < 0``), so a ratio 1 is decided even when ``|x|`` is below ``10^-digits``.
     """
     x = Fraction(x)
     if x == 0:
@@ -77,7 +78,10 @@ def exp_bracket(x: Any, digits: int = DEFAULT_DIGITS) -> tuple[Fraction, Fractio
         ctx.rounding = ROUND_HALF_EVEN
         lo = ctx.next_minus(x_lo.exp(ctx))
         hi = ctx.next_plus(x_hi.exp(ctx))
-    return Fraction(lo), Fraction(hi)
+    one = Fraction(1)
+    if x > 0:
+        return max(Fraction(lo), one), Fraction(hi)
+    return Fraction(lo), min(Fraction(hi), one)
 
 
 # ------------------------------------------------------------------------------ ln(hi / lo)
@@ -136,15 +140,22 @@ def log_ratio(hi: Any, lo: Any, diff: Any = None) -> np.ndarray:
     return round_up(v)
 
 
-# ------------------------------------------------------------------------------ a <= e^x b
-def largest_below(a: float, b: float, bound: Fraction) -> float:
-    """The largest float ``a' <= a`` with ``a' <= bound * b`` exactly (``a`` itself if it
+# ------------------------------------------------------------------------------ directed rounding
+def float_down(value: Fraction) -> float:
+    """The largest float ``<= value`` (a rational within the float range)."""
+    f = float(value)  # correctly rounded (Fraction.__float__ divides integers exactly)
+    return f if Fraction(f) <= value else float(np.nextafter(f, -math.inf))
+
+
+def float_up(value: Fraction) -> float:
+    """The smallest float ``>= value`` (a rational within the float range)."""
+    f = float(value)
+    return f if Fraction(f) >= value else float(np.nextafter(f, math.inf))
+
+
+def smallest_at_least(b: float, a: float, bound: Fraction) -> float:
+    """The smallest float ``b' >= b`` with ``b' >= bound * a`` exactly (``b`` itself if it
     already satisfies it), for floats ``a, b >= 0`` and a rational ``bound > 0`` (in the
-    catalog, the lower end of :func:`exp_bracket` of epsilon, so ``a' <= e^eps b``)."""
-    limit = bound * Fraction(float(b))
-    if Fraction(float(a)) <= limit:
-        return float(a)
-    f = float(limit)  # correctly rounded (Fraction.__float__ divides integers exactly)
-    if Fraction(f) > limit:
-        f = float(np.nextafter(f, 0.0))
-    return f
+    catalog, the upper end of :func:`exp_bracket` of ``-epsilon``, so ``a <= e^eps b'``)."""
+    limit = bound * Fraction(float(a))
+    return float(b) if Fraction(float(b)) >= limit else float_up(limit)

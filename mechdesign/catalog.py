@@ -3,8 +3,20 @@ r"""Named mechanisms from the literature, each validated and returned as a value
 Every constructor checks its parameters and raises
 :class:`~mechdesign.errors.InvalidParameterError` naming the offending value.
 
-Large epsilons. A constructor with an ``epsilon`` returns a matrix whose measured privacy is
-its nominal guarantee (to a few ulps), so it computes every entry without cancellation
+Never above the nominal epsilon. A constructor with an ``epsilon`` stores a matrix whose exact
+privacy (every ratio of two stored floats, read as rationals) is at most its nominal epsilon:
+the tight ratios of the formula equal ``e^eps`` exactly, and rounding each entry to nearest
+puts about half of them above it (``randomized_response(5, 1e-12)`` stored epsilon
+``1.0000334e-12``; ``randomized_response(2, 1.0)`` exceeded 1 by 1e-16). So every such
+constructor computes the distinct values of its matrix as a non-increasing sequence and
+passes it through one helper, :func:`_at_most_e_eps`, which raises a small value to the
+smallest float ``>= e^-eps`` times the larger value it is compared with when the exact test
+fails (an ulp or two; decided with rational arithmetic against a 40-digit bracket of
+``e^-eps``).
+The stored epsilon is then within about ``2^-52`` (absolute, one ulp of the ratio) below
+the nominal one, and rows still sum to 1 within a few ulps.
+
+Large epsilons. Each constructor computes every entry without cancellation
 (``1 - p`` is never formed; logistic values come from :func:`scipy.special.expit` or in log
 space) and it refuses an epsilon at which the smallest entry of the exact matrix would not be
 a normal double (below ``2^-1022``, about ``2.2e-308``): such an entry underflows to 0 or
@@ -17,10 +29,13 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from scipy.special import log_expit
 
+from ._exact import exp_bracket, float_down, float_up, smallest_at_least
 from ._validation import check_epsilon, check_int, check_probability
 from .errors import InvalidParameterError, SizeLimitError
 from .evidential import EvidentialMechanism
@@ -51,6 +66,29 @@ def _refuse_large_epsilon(name: str, eps: float, eps_max: float) -> None:
             f"epsilon-private; the largest supported epsilon here is {eps_max!r}")
 
 
+def _at_most_e_eps(values: Any, epsilon: float, step: int = 1) -> np.ndarray:
+    r"""A non-increasing sequence of entries, raised where needed so that
+
+    .. math:: v_i \le e^\varepsilon\, v_{i + \mathrm{step}} \quad \text{exactly}
+
+    (as rationals; the comparison uses the upper end of a 40-digit :func:`exp_bracket` of
+    ``-epsilon``, so it is rigorous). Values are processed from the head, so each is
+    compared with its final neighbour; a value that fails becomes the smallest float
+    ``>= e^-eps`` times the neighbour, an ulp or two above the rounded formula (so the
+    sequence stays non-increasing and ``v_{i+step} <= e^eps v_i`` holds trivially). The small
+    values move, not the large ones: they carry the larger relative rounding (``exp`` of an
+    argument near -700 is off by ``ulp(700)`` relatively, 1e-13), and raising them costs the
+    row sums nothing visible. Every catalog constructor with an epsilon builds its matrix
+    from such sequences, whose ``step``-apart values are exactly the pairs its privacy
+    compares.
+    """
+    out = [float(v) for v in values]
+    bound = exp_bracket(-epsilon, 40)[1]  # (at most 1, also for eps < 1e-40)
+    for i in range(len(out) - step):
+        out[i + step] = smallest_at_least(out[i + step], out[i], bound)
+    return np.array(out)
+
+
 def warner(p: float) -> Mechanism:
     r"""Warner's randomized response (Warner 1965).
 
@@ -78,10 +116,11 @@ def randomized_response(k: int, epsilon: float) -> Mechanism:
     eps = check_epsilon(epsilon)
     _check_size(k, k, "randomized_response")
     _refuse_large_epsilon("randomized_response", eps, _max_eps_rr(k))
-    # divide by e^eps: e^-eps never overflows and both entries are exact to an ulp
+    # divide by e^eps: e^-eps never overflows and both entries are exact to an ulp; then the
+    # off-diagonal entry is rounded up if needed so that diag <= e^eps off exactly
     low = math.exp(-eps)
     z = 1.0 + (k - 1) * low
-    diag, off = 1.0 / z, low / z
+    diag, off = _at_most_e_eps([1.0 / z, low / z], eps)
     Q = np.full((k, k), off)
     np.fill_diagonal(Q, diag)
     return Mechanism(Q, name=f"randomized_response({k}, {eps:g})")
@@ -172,18 +211,21 @@ def unary_encoding(k: int, epsilon: float, optimized: bool = False) -> Mechanism
     bits = np.array(list(itertools.product((0, 1), repeat=k)), dtype=bool)  # (2^k, k)
     own = np.eye(k, dtype=bool)  # own[x, i]: bit i is the one-hot bit of input x
     if optimized:
-        # own bit: 1/2 either way; other bits: q = expit(-eps) if set, 1 - q = expit(eps)
+        # own bit: 1/2 either way; other bits: q = expit(-eps) if set, 1 - q = expit(eps).
+        # Q[x, v] = value[s] with s = |v| - v_x; column v compares s = |v| - 1 with |v|
         log_q, log_1q = log_expit(-eps), log_expit(eps)
+        s = np.arange(k)
+        value = _at_most_e_eps(np.exp(-math.log(2.0) + s * log_q + (k - 1 - s) * log_1q), eps)
         n_set = bits.sum(axis=1)  # |v|
-        others_set = n_set[None, :] - bits.T  # |v| - v_x, shape (k, 2^k)
-        logQ = (-math.log(2.0) + others_set * log_q
-                + (k - 1 - others_set) * log_1q)
+        Q = value[n_set[None, :] - bits.T]  # |v| - v_x, shape (k, 2^k)
     else:
-        # every bit agrees with the one-hot code with probability p = expit(eps/2)
+        # every bit agrees with the one-hot code with probability p = expit(eps/2):
+        # Q[x, v] = value[c] with c agreeing bits; column v compares c + 1 with c - 1
         log_p, log_q = log_expit(eps / 2), log_expit(-eps / 2)
+        c = np.arange(k, -1, -1)  # non-increasing values: c = k first
+        value = _at_most_e_eps(np.exp(c * log_p + (k - c) * log_q), eps, step=2)[::-1]
         agree = (bits[None, :, :] == own[:, None, :]).sum(axis=2)  # (k, 2^k)
-        logQ = agree * log_p + (k - agree) * log_q
-    Q = np.exp(logQ)
+        Q = value[agree]
     outputs = [tuple(int(b) for b in row) for row in bits]
     name = f"unary_encoding({k}, {eps:g}, optimized={optimized})"
     return Mechanism(Q, outputs=outputs, name=name)
@@ -217,7 +259,8 @@ def subset_selection(k: int, d: int, epsilon: float) -> Mechanism:
     # normalise by e^eps to stay finite: weights e^eps -> 1, 1 -> e^-eps
     low = math.exp(-eps)
     z = math.comb(k - 1, d - 1) + math.comb(k - 1, d) * low
-    Q = np.where(member, 1.0 / z, low / z)
+    inside, outside = _at_most_e_eps([1.0 / z, low / z], eps)
+    Q = np.where(member, inside, outside)
     return Mechanism(Q, outputs=subsets, name=f"subset_selection({k}, {d}, {eps:g})")
 
 
@@ -246,8 +289,7 @@ def hadamard_response(k: int, epsilon: float) -> Mechanism:
     # Sylvester: H[i, j] = (-1)^{popcount(i & j)}
     parity = np.bitwise_count((rows[:, None] & idx[None, :]).astype(np.uint64)) % 2
     low = math.exp(-eps)  # never overflows; both entries exact to an ulp
-    hi = 1.0 / ((K / 2) * (1.0 + low))
-    lo = low / ((K / 2) * (1.0 + low))
+    hi, lo = _at_most_e_eps([1.0 / ((K / 2) * (1.0 + low)), low / ((K / 2) * (1.0 + low))], eps)
     Q = np.where(parity == 0, hi, lo)
     return Mechanism(Q, outputs=range(K), name=f"hadamard_response({k}, {eps:g})")
 
@@ -282,9 +324,13 @@ def truncated_geometric(n: int, epsilon: float) -> Mechanism:
     with np.errstate(divide="ignore"):
         log_mid = np.log(-np.expm1(-eps)) - np.log1p(math.exp(-eps))
     log_edge = -np.log1p(math.exp(-eps))
-    Q = np.exp(log_mid - eps * dist)
-    Q[:, 0] = np.exp(log_edge - eps * x)
-    Q[:, n - 1] = np.exp(log_edge - eps * (n - 1 - x))
+    # adjacent rows of a column hold consecutive powers: mid[d] vs mid[d + 1] (interior
+    # columns, d <= n - 2) and edge[d] vs edge[d + 1] (first and last column)
+    mid = _at_most_e_eps(np.exp(log_mid - eps * np.arange(max(n - 1, 1))), eps)
+    edge = _at_most_e_eps(np.exp(log_edge - eps * x), eps)
+    Q = mid[np.minimum(dist, len(mid) - 1)]
+    Q[:, 0] = edge[x]
+    Q[:, n - 1] = edge[n - 1 - x]
     return Mechanism(Q, name=f"truncated_geometric({n}, {eps:g})")
 
 
@@ -296,6 +342,11 @@ def deletion_counterexample(epsilon: float = 0.25, delta: float = 1 / 6) -> Mech
 
     .. math:: R(0) = [e^\varepsilon/3,\ e^{-\varepsilon}(1/3 - \delta),\ \text{rest}], \quad
               R(1) = [e^{-\varepsilon}/3,\ e^\varepsilon/3 + \delta,\ \text{rest}].
+
+    The four entries that are tight against the uniform reference (``R(0)[1]``, ``R(1)[1]``
+    with slack delta, ``R(0)[0]``, ``R(1)[0]`` with none) are rounded in the safe direction,
+    exactly (``e^eps/3`` and ``e^eps/3 + delta`` down, the others up; 40-digit brackets of
+    ``e^{+-eps}``), so the stored matrix keeps the guarantee the real one has.
     """
     eps = check_epsilon(epsilon)
     delta = check_probability(delta, "delta")
@@ -303,9 +354,11 @@ def deletion_counterexample(epsilon: float = 0.25, delta: float = 1 / 6) -> Mech
         raise InvalidParameterError(
             f"epsilon = {eps!r}, delta = {delta!r} give negative probabilities "
             f"(need epsilon <= ln 3 = {math.log(3.0)!r})")
-    a, b = math.exp(eps), math.exp(-eps)
-    r0 = [a / 3, b * (1 / 3 - delta)]
-    r1 = [b / 3, a / 3 + delta]
+    up_lo = exp_bracket(eps, 40)[0]      # <= e^eps
+    down_hi = exp_bracket(-eps, 40)[1]   # >= e^-eps
+    third, d = Fraction(1, 3), Fraction(delta)
+    r0 = [float_down(up_lo * third), float_up(down_hi * (third - d))]
+    r1 = [float_up(down_hi * third), float_down(up_lo * third + d)]
     rows = [[*r0, 1 - sum(r0)], [*r1, 1 - sum(r1)]]
     if min(min(r) for r in rows) < 0:
         raise InvalidParameterError(

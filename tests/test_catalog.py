@@ -5,12 +5,13 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from fractions import Fraction
 
 import networkx as nx
 import numpy as np
 import pytest
 import scipy.linalg
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from mechdesign import (
@@ -29,6 +30,7 @@ from mechdesign import (
     unary_encoding,
     warner,
 )
+from mechdesign.analysis.verify import verify_exact
 from mechdesign.catalog import CATALOG, MAX_UNARY_K, TINY, max_epsilon
 from mechdesign.errors import InvalidParameterError
 
@@ -409,3 +411,99 @@ def test_unary_encoding_optimized_must_be_a_bool(flag):
 
 def test_unary_encoding_accepts_numpy_bools():
     assert unary_encoding(3, 1.0, optimized=np.bool_(True)) == unary_encoding(3, 1.0, True)
+
+
+# --------------------------------------------------------------------------- never above nominal
+# Rule: the stored matrix of every constructor with an epsilon is exactly at most
+# epsilon-private in its own notion (every ratio of stored floats, as rationals, at most
+# e^eps), decided by verify_exact (rational arithmetic, an independent method). The exact
+# epsilon is below the nominal one by at most about 2^-52 (one ulp of a ratio of two floats,
+# absolute; relative 1e-4 at eps = 1e-12 is the float granularity, not a defect) plus 1e-15
+# relative (the rounding of exp near -700), and the float measure is an upper bound at most
+# 8 ulps above the exact value.
+
+
+def assert_at_most_nominal(m: Mechanism, notion: str, eps: float, distance=None) -> None:
+    v = verify_exact(m, notion, eps, distance=distance)
+    assert v.holds is True, v.message
+    measured = epsilon_ldp(m) if notion == "ldp" else epsilon_metric(m, distance)
+    assert measured <= eps + 8 * math.ulp(eps), (measured, eps)
+    assert eps - measured <= 2.0 ** -50 + 1e-15 * eps, (measured, eps)
+
+
+@st.composite
+def catalog_for_exact_check(draw):
+    """(name, constructor, notion, distance, eps_max), sizes within verify_exact's 400."""
+    name = draw(st.sampled_from(["randomized_response", "unary_encoding", "unary_optimized",
+                                 "subset_selection", "hadamard_response",
+                                 "truncated_geometric"]))
+    if name == "randomized_response":
+        k = draw(st.integers(2, 20))
+        return (name, lambda e: randomized_response(k, e), "ldp", None,
+                max_epsilon(name, k=k))
+    if name in ("unary_encoding", "unary_optimized"):
+        k = draw(st.integers(2, 6))
+        opt = name == "unary_optimized"
+        return (name, lambda e: unary_encoding(k, e, optimized=opt), "ldp", None,
+                max_epsilon("unary_encoding", k=k, optimized=opt))
+    if name == "subset_selection":
+        k = draw(st.integers(2, 7))
+        d = draw(st.integers(1, k - 1))
+        return (name, lambda e: subset_selection(k, d, e), "ldp", None,
+                max_epsilon(name, k=k, d=d))
+    if name == "hadamard_response":
+        k = draw(st.integers(2, 12))
+        return (name, lambda e: hadamard_response(k, e), "ldp", None, max_epsilon(name, k=k))
+    n = draw(st.integers(2, 20))
+    return (name, lambda e: truncated_geometric(n, e), "metric", line_distance(n),
+            max_epsilon(name, n=n))
+
+
+NOMINAL = st.one_of(st.floats(-12, 0).map(lambda e: 10.0 ** e),  # 1e-12 .. 1, log-uniform
+                    st.sampled_from([1e-12, 1e-9, 1.0]), st.floats(0.0, 1.0))
+"""An epsilon as a fraction of eps_max (1 = the maximum), or itself when it is tiny."""
+
+
+@settings(max_examples=200, deadline=None)
+@given(catalog_for_exact_check(), NOMINAL, st.booleans())
+def test_every_constructor_is_exactly_at_most_its_nominal_epsilon(case, x, absolute):
+    _, build, notion, D, top = case
+    eps = x if absolute else x * top  # tiny epsilons as themselves; else up to eps_max
+    assume(eps >= 1e-12)
+    assert_at_most_nominal(build(eps), notion, eps, D)
+
+
+@pytest.mark.parametrize(("make", "notion", "D"), [
+    (lambda e: randomized_response(2, e), "ldp", None),
+    (lambda e: randomized_response(5, e), "ldp", None),
+    (lambda e: unary_encoding(4, e), "ldp", None),
+    (lambda e: unary_encoding(4, e, optimized=True), "ldp", None),
+    (lambda e: subset_selection(6, 2, e), "ldp", None),
+    (lambda e: hadamard_response(6, e), "ldp", None),
+    (lambda e: truncated_geometric(7, e), "metric", line_distance(7)),
+])
+@pytest.mark.parametrize("eps", [1e-12, 1e-9, 1e-6, 0.5, 1.0, 20.0, 64.0])
+def test_pinned_nominal_epsilons(make, notion, D, eps):
+    assert_at_most_nominal(make(eps), notion, eps, D)
+
+
+def test_issue_reproductions_rounding_in_the_safe_direction():
+    # RR(5, 1e-12) stored exact epsilon 1.0000334e-12 (3.3e-5 above nominal) and RR(2, 1)
+    # exceeded 1 by 1e-16 (verify_exact said False); now both hold exactly, and the rows
+    # still sum to 1 within an ulp
+    for m, eps in ((randomized_response(5, 1e-12), 1e-12), (randomized_response(2, 1.0), 1.0)):
+        v = verify_exact(m, "ldp", eps)
+        assert v.holds is True and v.ratio <= Fraction(math.exp(eps)) * (1 + Fraction(1, 10**15))
+        assert np.abs(m.matrix.sum(axis=1) - 1).max() <= 2.0 ** -52
+    # the tiny-epsilon guarantee is nearly all kept: exact epsilon within 2^-52 below 1e-12
+    assert 1e-12 - 2.0 ** -52 <= math.log(verify_exact(randomized_response(5, 1e-12), "ldp",
+                                                       1e-12).ratio) <= 1e-12
+
+
+def test_subnormal_epsilon_gives_equal_ratios():
+    # e^-eps rounds to 1 at 40 digits below eps ~ 1e-40: the bracket's end is then 1 and the
+    # helper asks for ratio <= 1 (the unclamped end 1 + 1e-39 raised the subnormal interior
+    # entries 5e-324 -> 1e-323, a ratio 2, and the edge column by ulps: metric epsilon ln 2)
+    m = truncated_geometric(3, 1.75e-321)
+    assert verify_exact(m, "metric", 1.75e-321, distance=line_distance(3)).holds is True
+    assert epsilon_metric(m, line_distance(3)) == 0.0
