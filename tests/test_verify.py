@@ -13,7 +13,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from conftest import evidential_mechanisms, mechanisms
-from hypothesis import given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import mechdesign as md
@@ -305,8 +305,19 @@ def test_approx_ldp_agrees_with_delta_ldp(m, eps):
         assert verify_exact(m, "approx_ldp", ln_t * (1 - 1e-9), 0.05).holds is False
 
 
+# found by this test at 800 examples: the old dual bound put weight 0 or lambda on whole
+# columns and missed the columns tight at the optimum (Q[x, y] = e r_y), which carry a
+# fractional weight; its bracket was [0.015988, 0.020293] (width 4.3e-3). With per-entry
+# weights it is 3.3e-17 wide.
+DELETION_BRACKET_EXAMPLE = md.Mechanism([
+    [0.2857142857142857, 0.2857142857142857, 0.14285714285714285, 0.2857142857142857],
+    [0.42105263157894735, 0.05263157894736842, 0.42105263157894735, 0.10526315789473684],
+    [0.14285714285714285, 0.2857142857142857, 0.2857142857142857, 0.2857142857142857]])
+
+
 @settings(max_examples=25, deadline=None)
 @given(mechanisms(zeros=False, tiny=False), st.floats(0.05, 2.0))
+@example(DELETION_BRACKET_EXAMPLE, 0.75)
 def test_approx_deletion_bracket_is_tight_valid_and_matches_the_float_lp(m, eps):
     d = md.delta_deletion(m, eps)
     v = verify_exact(m, "deletion_ldp", eps, min(1.0, d + 1e-7))
@@ -327,6 +338,124 @@ def test_approx_deletion_bracket_is_tight_valid_and_matches_the_float_lp(m, eps)
                         sum(max(0, ry - e * q) for q, ry in zip(row, r, strict=True)))
                     for row in Q)
         assert worst >= mp.mpf(lo.numerator) / lo.denominator - mp.mpf(10) ** -40
+
+
+def test_deletion_bracket_example_is_pinned_with_its_values():
+    v = verify_exact(DELETION_BRACKET_EXAMPLE, "deletion_ldp", 0.75, 0.0203)
+    lo, hi = v.achieved_delta
+    assert float(hi - lo) <= 1e-15
+    # the float LP (a second method) agrees with both ends
+    d = md.delta_deletion(DELETION_BRACKET_EXAMPLE, 0.75)
+    assert float(lo) - 1e-10 <= d <= float(hi) + 1e-10
+    assert d == pytest.approx(0.0202932306262, abs=1e-12)
+    assert v.holds is True  # 0.0203 > hi
+    assert verify_exact(DELETION_BRACKET_EXAMPLE, "deletion_ldp", 0.75, 0.0202).holds is False
+
+
+@settings(max_examples=40, deadline=None)
+@given(mechanisms(), st.floats(0.0, 4.0))
+def test_approx_deletion_is_decided_except_inside_its_bracket(m, eps):
+    # zeros, 1e-18 entries and eps = 0 included: the bracket is the LP tolerance wide, so
+    # every delta farther than that from the LP optimum is decided, either way
+    d = md.delta_deletion(m, eps)
+    v = verify_exact(m, "deletion_ldp", eps, min(1.0, d + 1e-8))
+    lo, hi = v.achieved_delta
+    assert float(hi - lo) <= 1e-9
+    if d + 1e-8 <= 1.0:
+        assert v.holds is True
+    if d > 1e-8:
+        assert verify_exact(m, "deletion_ldp", eps, d - 1e-8).holds is False
+
+
+def test_deletion_counterexample_holds_at_the_papers_parameters():
+    # Huang & Canonne Lemma 4.2 at eps = 1/4, delta = 1/6 (the float 1/6): the uniform
+    # reference is tight in four entries; rounded in the safe direction, the stored matrix is
+    # exactly (eps, delta)-deletion private, proved with the reference snapped to (1/3, 1/3,
+    # 1/3). (Before: rounded to nearest, the smallest delta exceeded fl(1/6) and the check
+    # was False.)
+    R = md.deletion_counterexample()
+    v = verify_exact(R, "deletion_ldp", 0.25, 1 / 6)
+    assert v.holds is True and v.achieved_delta[1] <= Fraction(1 / 6)
+    assert "made exact" in v.witness.condition
+    # at other parameters the construction need not hold, and is disproved when it fails
+    # (eps = 1/4, delta = 0.3: the smallest delta is 0.3 + 0.00871)
+    w = verify_exact(md.deletion_counterexample(0.25, 0.3), "deletion_ldp", 0.25, 0.3)
+    assert w.holds is False and float(w.achieved_delta[0]) == pytest.approx(0.3087113159,
+                                                                            abs=1e-9)
+
+
+# ------------------------------------------------------------------------------ tolerance
+def test_tolerance_is_in_epsilon_units_for_pure_notions():
+    # warner(3/4): ratio exactly 3, so the exact epsilon is ln 3 (mpmath)
+    w = md.warner(0.75)
+    below = math.log(3) - 1e-12  # 1e-12 (to a few 1e-17) under ln 3
+    assert verify_exact(w, "ldp", below).holds is False
+    v = verify_exact(w, "ldp", below, tolerance=2e-12)
+    assert v.holds is True
+    # excess is still measured against the target itself: ln 3 - below, about 1e-12
+    assert v.excess == pytest.approx(float(mp.log(3) - mp.mpf(below)), rel=1e-9)
+    assert "tolerance 2e-12" in v.message
+    assert verify_exact(w, "ldp", below, tolerance=5e-13).holds is False
+    # mass SLDP and deletion (delta = 0) likewise; deletion epsilon is ln 2 here
+    # (test_deletion_closed_form_and_a_float_boundary)
+    assert verify_exact(w, "sldp_mass", below, tolerance=2e-12).holds is True
+    del_below = math.log(2) - 1e-12
+    assert verify_exact(w, "deletion_ldp", del_below).holds is False
+    assert verify_exact(w, "deletion_ldp", del_below, tolerance=2e-12).holds is True
+    # metric: the bound is e^{(eps + tol) d}; ratio 2 at distance 0.75 (exact graph path)
+    G = nx.Graph()
+    G.add_edge("x", "hub", weight=0.25)
+    G.add_edge("hub", "y", weight=0.5)
+    m = md.Mechanism([[0.5, 0.5], [0.25, 0.75]], inputs=["x", "y"])
+    eps_m = math.log(2) / 0.75 - 1e-12
+    assert verify_exact(m, "metric", eps_m, distance=G).holds is False
+    assert verify_exact(m, "metric", eps_m, distance=G, tolerance=2e-12).holds is True
+    assert verify_exact(m, "metric", eps_m, distance=G, tolerance=5e-13).holds is False
+    # default 0 is the strict check, unchanged
+    assert verify_exact(w, "ldp", math.log(3), tolerance=0.0) == verify_exact(
+        w, "ldp", math.log(3))
+
+
+def test_tolerance_is_in_delta_units_for_approximate_notions():
+    # warner(3/4): H(t) = 3/4 - t/4 (test_approximate_ldp_threshold_is_exact); at
+    # eps = ln 2 - 1e-12, t = 2 e^-1e-12 and H = 1/4 + 5e-13 (mpmath)
+    w = md.warner(0.75)
+    eps = math.log(2) - 1e-12
+    h = mp.mpf(3) / 4 - mp.exp(mp.mpf(eps)) / 4
+    assert float(h - mp.mpf(1) / 4) == pytest.approx(5e-13, rel=1e-3)
+    assert verify_exact(w, "approx_ldp", eps, 0.25).holds is False
+    assert verify_exact(w, "approx_ldp", eps, 0.25, tolerance=6e-13).holds is True
+    assert verify_exact(w, "approx_ldp", eps, 0.25, tolerance=4e-13).holds is False
+    # deletion with delta > 0: the counterexample at (1/4, 0.3) needs 0.3 + 0.00871
+    R = md.deletion_counterexample(0.25, 0.3)
+    assert verify_exact(R, "deletion_ldp", 0.25, 0.3, tolerance=0.0088).holds is True
+    assert verify_exact(R, "deletion_ldp", 0.25, 0.3, tolerance=0.0086).holds is False
+
+
+@settings(max_examples=60, deadline=None)
+@given(mechanisms(zeros=False), st.floats(0.0, 1.0), st.floats(1e-6, 1.0))
+def test_tolerance_accepts_exactly_up_to_target_plus_tolerance(m, frac, tol_frac):
+    # holds(eps, tolerance) is "exact epsilon <= eps + tolerance" (exact rationals), decided
+    # against mpmath at 80 digits (an independent method); near-ties are skipped
+    exact = verify_exact(m, "ldp", 1.0).ratio
+    assume(isinstance(exact, Fraction) and exact > 1)
+    e_exact = mp.log(mp.mpf(exact.numerator) / exact.denominator)
+    eps = float(e_exact) * frac
+    tol = float(e_exact) * tol_frac
+    limit = mp.mpf(eps) + mp.mpf(tol)
+    assume(abs(limit - e_exact) > mp.mpf(10) ** -30)
+    assert verify_exact(m, "ldp", eps, tolerance=tol).holds is bool(e_exact <= limit)
+
+
+@pytest.mark.parametrize(("tol", "match"), [
+    (-1.0, r"tolerance must be >= 0, got -1\.0"),
+    (float("nan"), r"tolerance must not be NaN, got nan"),
+    (float("inf"), r"tolerance must be finite, got inf"),
+    ("0.1", r"tolerance must be a real number, got '0\.1'"),
+])
+def test_bad_tolerance(tol, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        verify_exact(md.warner(0.75), "ldp", 1.0, tolerance=tol)
 
 
 # ------------------------------------------------------------------------------ catalog

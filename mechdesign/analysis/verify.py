@@ -36,13 +36,27 @@ for ``c > 0``):
   condition), and ``sum_y r_y = 1`` is reachable iff ``sum_y e^-eps M_y <= 1 <=
   sum_y e^eps m_y`` (the sum of the r_y ranges over that whole interval); singleton events
   suffice because the deletion inequalities are additive over events.
-  With ``delta > 0`` no closed form exists: a reference r is computed by an LP (scipy HiGHS),
-  made exact (clipped, divided exactly by its sum) and checked exactly, which PROVES the
-  notion when every hockey-stick sum is at most delta; failure is proved by necessary
-  conditions (for x, x' and every event S, Def. 2.3 gives
-  ``Q_x(S) <= e^2eps Q_x'(S) + (1 + e^eps) delta``, ``e^eps sum_y min(Q_x, Q_x') + 2 delta
-  >= 1`` and ``sum_y max(Q_x, Q_x') - 2 delta <= e^eps``); otherwise ``holds = None`` and
-  :attr:`Verification.excess` is a rigorous upper bound on the excess delta.
+  With ``delta > 0`` no closed form exists: the smallest delta is the optimum of an LP over
+  the reference r (minimise delta subject to both hockey-stick sums of every input being at
+  most delta; scipy HiGHS at tolerance :data:`LP_TOLERANCE`). It is bracketed rigorously
+  from both sides: the LP's reference, made exact (rounded to multiples of ``2^-60``, and
+  snapped to fractions with denominators up to ``10^6`` when those sum to 1), with exact
+  hockey-stick sums gives an upper bound; the LP's dual weights, read exactly, give a lower
+  bound (every reference r has ``max_x max(H(Q_x || r), H(r || Q_x)) >= sum_{x,y}
+  alpha_xy (Q_xy - e r_y) + beta_xy (r_y - e Q_xy)`` for weights ``0 <= alpha_xy <=
+  lambda_x`` summing to 1 through the lambdas, minimised over the simplex at a vertex), and
+  so do necessary conditions for every pair (Def. 2.3 gives ``Q_x(S) <= e^2eps Q_x'(S) +
+  (1 + e^eps) delta``, ``e^eps sum_y min(Q_x, Q_x') + 2 delta >= 1`` and ``sum_y max(Q_x,
+  Q_x') - 2 delta <= e^eps``). By LP duality the two ends meet up to the LP tolerance
+  (measured: at most 5e-11 apart on 2,100 random mechanisms): the target is proved when the
+  upper end is at most delta, disproved when the lower end exceeds it, and left undecided
+  (``holds = None``, :attr:`Verification.excess` a rigorous upper bound on the excess
+  delta) only when delta lies inside that bracket.
+
+Tolerance: ``verify_exact(..., tolerance=t)`` accepts an exact value up to ``t`` above the
+target, in the target's units: epsilon for the pure notions (the bound becomes
+``e^{(eps + t) scale}``), delta for ``approx_ldp`` and ``deletion_ldp`` with ``delta > 0``.
+The default ``t = 0`` is the strict check.
 * ``"metric"`` (Chatzikokolakis et al. 2013): ``Q[x, y] <= e^{eps d(x, x')} Q[x', y]`` for
   every pair at finite distance, with d a matrix or the shortest-path metric of a weighted
   graph (computed here exactly, in Fractions, by Dijkstra). A spanner used by the design is
@@ -141,9 +155,9 @@ class Verification:
     excess : float
         How far the matrix misses the target, in the target's units (epsilon; delta for
         approximate LDP and for deletion LDP with ``delta > 0``), as a float approximation
-        of the exact value; ``<= 0`` when ``holds`` is True. For deletion LDP with
-        ``delta > 0`` it is a rigorous upper bound when ``holds`` is None and a rigorous
-        lower bound when ``holds`` is False.
+        of the exact value; ``<= tolerance`` when ``holds`` is True (``<= 0`` by default).
+        For deletion LDP with ``delta > 0`` it is a rigorous upper bound when ``holds`` is
+        None and a rigorous lower bound when ``holds`` is False.
     message : str
     digits : int
         The decimal precision of the bracket.
@@ -259,26 +273,31 @@ class _Ratio:
     witness: ExactWitness
 
 
-def _decide(r: _Ratio, eps: float, digits: int) -> tuple[bool | None, tuple, float]:
-    lo, hi = exp_bracket(r.scale * Fraction(eps), digits)
+def _decide(r: _Ratio, eps: float, digits: int, tol: Fraction = Fraction(0)
+            ) -> tuple[bool | None, tuple, float]:
+    """``ratio <= e^{scale (eps + tol)}``, decided on the bracket of the exponent (``tol``
+    is the tolerance in epsilon units); the excess is measured against ``eps`` itself."""
+    lo, hi = exp_bracket(r.scale * (Fraction(eps) + tol), digits)
     excess = _excess(r.ratio, r.scale, eps)
     if isinstance(r.ratio, float):  # inf
         return False, (lo, hi), math.inf
     if r.ratio <= lo:
-        return True, (lo, hi), min(excess, 0.0)
+        return True, (lo, hi), excess if tol else min(excess, 0.0)
     if r.ratio > hi:
-        return False, (lo, hi), max(excess, 5e-324)
+        return False, (lo, hi), max(excess, float(tol), 5e-324)
     return None, (lo, hi), excess
 
 
-def _combine(name: str, target: str, comps: list[_Ratio], eps: float, digits: int
-             ) -> Verification:
+def _combine(name: str, target: str, comps: list[_Ratio], eps: float, digits: int,
+             tol: Fraction = Fraction(0)) -> Verification:
     """The verdict over all comparisons: any False -> False, else any None -> None."""
+    if tol:
+        target = f"{target} (tolerance {float(tol)!r})"
     if not comps:
         one = (Fraction(1), Fraction(1))
         return Verification(name, True, Fraction(1), one, None, -eps,
                             f"{target} holds exactly: no constraint is active", digits)
-    decided = [(_decide(c, eps, digits), c) for c in comps]
+    decided = [(_decide(c, eps, digits, tol), c) for c in comps]
 
     def worst(items: list) -> tuple:
         return max(items, key=lambda it: it[0][2])
@@ -293,9 +312,10 @@ def _combine(name: str, target: str, comps: list[_Ratio], eps: float, digits: in
         (verdict, bracket, excess), c = worst(decided)
     word = {True: "holds exactly", False: "does NOT hold exactly",
             None: f"is undecidable at {digits} digits"}[verdict]
+    bound = "eps" if not tol else "(eps + tolerance)"
     msg = (f"{target} {word}: {c.witness.condition}; exact ratio {_f(c.ratio, 25)} vs "
-           f"e^({_f(c.scale)} eps) in [{_f(bracket[0], 25)}, {_f(bracket[1], 25)}]; excess "
-           f"{excess:.3g} in epsilon")
+           f"e^({_f(c.scale)} {bound}) in [{_f(bracket[0], 25)}, {_f(bracket[1], 25)}]; "
+           f"excess {excess:.3g} in epsilon")
     return Verification(name, verdict, c.ratio, bracket, c.witness, excess, msg, digits)
 
 
@@ -325,9 +345,9 @@ def _column_ratios(A: list[list[int]], B: list[list[int]] | None,
 
 # ------------------------------------------------------------------------------ notions
 def _verify_ldp(N: list[list[int]], eps: float, digits: int, name: str = "ldp",
-                target: str = "LDP") -> Verification:
+                target: str = "LDP", tol: Fraction = Fraction(0)) -> Verification:
     comps = _column_ratios(N, None, Fraction(1), "Q[x, y] <= e^eps Q[x', y], column")
-    return _combine(name, f"{eps!r}-{target}", comps, eps, digits)
+    return _combine(name, f"{eps!r}-{target}", comps, eps, digits, tol)
 
 
 def _threshold_t(P: list[int], R: list[int], delta: Fraction
@@ -367,10 +387,11 @@ def _hockey(P: list[int], R: list[int], e: Fraction) -> Fraction:
     return Fraction(total, ed)
 
 
-def _verify_approx(N: list[list[int]], D: int, eps: float, delta: float, digits: int
-                   ) -> Verification:
+def _verify_approx(N: list[list[int]], D: int, eps: float, delta: float, digits: int,
+                   tol: Fraction = Fraction(0)) -> Verification:
     k = len(N)
     dl = Fraction(delta) * D  # in units of 1 / D, like the entries
+    allowed = (Fraction(delta) + tol) * D  # what the decision accepts
     lo, hi = exp_bracket(Fraction(eps), digits)
     h_hi = h_lo = Fraction(0)
     best_t: Fraction | float = Fraction(0)
@@ -384,7 +405,7 @@ def _verify_approx(N: list[list[int]], D: int, eps: float, delta: float, digits:
                 best_t, best = t, (x, xp, A)
             h_hi = max(h_hi, _hockey(N[x], N[xp], lo))  # H is non-increasing in e
             h_lo = max(h_lo, _hockey(N[x], N[xp], hi))
-    holds = True if h_hi <= dl else False if h_lo > dl else None
+    holds = True if h_hi <= allowed else False if h_lo > allowed else None
     h_hi, h_lo = h_hi / D, h_lo / D
     excess = float(h_hi - Fraction(delta)) if holds is not False else float(
         h_lo - Fraction(delta))
@@ -394,15 +415,16 @@ def _verify_approx(N: list[list[int]], D: int, eps: float, delta: float, digits:
         f"against row {xp}", x, xp, None, A)
     word = {True: "holds exactly", False: "does NOT hold exactly",
             None: f"is undecidable at {digits} digits"}[holds]
+    vs = f"delta {delta!r}" + (f" + tolerance {float(tol)!r}" if tol else "")
     msg = (f"({eps!r}, {delta!r})-LDP {word}: largest hockey-stick sum in [{_f(h_lo, 25)}, "
-           f"{_f(h_hi, 25)}] vs delta {delta!r}; smallest e^eps this delta allows: "
+           f"{_f(h_hi, 25)}] vs {vs}; smallest e^eps this delta allows: "
            f"{_f(best_t, 25)}" + ("" if best is None else f" (rows {x}, {xp})"))
     return Verification("approx_ldp", holds, best_t, (lo, hi), wit, excess, msg, digits,
                         (h_lo, h_hi))
 
 
-def _verify_deletion_pure(N: list[list[int]], D: int, eps: float, digits: int
-                          ) -> Verification:
+def _verify_deletion_pure(N: list[list[int]], D: int, eps: float, digits: int,
+                          tol: Fraction = Fraction(0)) -> Verification:
     k, n = len(N), len(N[0])
     comps = _column_ratios(N, None, Fraction(2), "max_x Q[x, y] <= e^(2 eps) min_x Q[x, y], "
                                                  "column")
@@ -412,7 +434,7 @@ def _verify_deletion_pure(N: list[list[int]], D: int, eps: float, digits: int
                         ExactWitness("sum_y max_x Q[x, y] <= e^eps")))
     comps.append(_Ratio(math.inf if s_min == 0 else Fraction(D, s_min), Fraction(1),
                         ExactWitness("sum_y min_x Q[x, y] >= e^-eps (ratio 1 / sum)")))
-    return _combine("deletion_ldp", f"{eps!r}-deletion LDP", comps, eps, digits)
+    return _combine("deletion_ldp", f"{eps!r}-deletion LDP", comps, eps, digits, tol)
 
 
 REFERENCE_BITS = 60
@@ -423,10 +445,20 @@ LP_TOLERANCE = 1e-10
 """Primal and dual feasibility tolerance of the float LP that proposes the certificates."""
 
 
-def _deletion_lp(Q: np.ndarray, eps: float
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The minimum-delta reference r and the dual weights of the 2k hockey-stick rows
-    (float LP, scipy HiGHS at tolerance :data:`LP_TOLERANCE`; the formulation of
+@dataclass(frozen=True)
+class _DeletionLP:
+    """The float optimum of the minimum-delta LP: reference r and dual weights."""
+
+    r: np.ndarray           # (n,) reference distribution
+    alpha: np.ndarray       # (k, n) weights of up[x, y] >= Q[x, y] - e r_y
+    beta: np.ndarray        # (k, n) weights of down[x, y] >= r_y - e Q[x, y]
+    lam_up: np.ndarray      # (k,) weights of sum_y up[x, y] <= delta
+    lam_down: np.ndarray    # (k,) weights of sum_y down[x, y] <= delta
+
+
+def _deletion_lp(Q: np.ndarray, eps: float) -> _DeletionLP | None:
+    """The minimum-delta reference r and the LP's dual weights (float LP, scipy HiGHS at
+    tolerance :data:`LP_TOLERANCE`; the formulation of
     :func:`~mechdesign.analysis.privacy.delta_deletion`, which returns only the value)."""
     k, n = Q.shape
     e = math.exp(min(eps, 700.0))
@@ -449,82 +481,107 @@ def _deletion_lp(Q: np.ndarray, eps: float
                                            "dual_feasibility_tolerance": LP_TOLERANCE})
     if res.status != 0:
         return None
-    marg = -np.asarray(res.ineqlin.marginals)[2 * k * n:]
-    return res.x[:n], np.clip(marg[:k], 0.0, None), np.clip(marg[k:], 0.0, None)
+    w = np.clip(-np.asarray(res.ineqlin.marginals), 0.0, None)  # <= rows: marginals <= 0
+    kn = k * n
+    return _DeletionLP(res.x[:n], w[:kn].reshape(k, n), w[kn:2 * kn].reshape(k, n),
+                       w[2 * kn:2 * kn + k], w[2 * kn + k:])
 
 
-def _dyadic_reference(r: np.ndarray) -> list[int] | None:
-    """``r`` as integers over ``2^REFERENCE_BITS`` summing exactly to it (None if empty)."""
+def _reference_candidates(r: np.ndarray) -> list[list[Fraction]]:
+    """Exact distributions near the LP's float reference: r rounded to multiples of
+    ``2^-REFERENCE_BITS`` (the remainder on the largest entry), and r's entries as the
+    nearest fractions with denominators up to ``10^6`` when those sum to exactly 1 (an
+    optimum such as the uniform reference 1/3 is then found exactly, not 1e-18 off)."""
     r = np.clip(np.nan_to_num(r, nan=0.0), 0.0, None)
     if r.sum() <= 0:
-        return None
+        return []
     unit = 1 << REFERENCE_BITS
     ints = [int(v) for v in np.floor(r / r.sum() * unit)]
     ints[int(np.argmax(r))] += unit - sum(ints)
-    return ints
+    out = [[Fraction(v, unit) for v in ints]]
+    snapped = [Fraction(float(v)).limit_denominator(10**6) for v in r]
+    if sum(snapped) == 1:
+        out.append(snapped)
+    return out
 
 
-def _dual_bound(N: list[list[int]], D: int, r: np.ndarray, lam_up: np.ndarray,
-                lam_down: np.ndarray, e: float, brackets: tuple[Fraction, Fraction]
-                ) -> Fraction | None:
-    r"""A rigorous lower bound on the smallest deletion delta from LP dual weights.
+def _worst_hockey(N: list[list[int]], D: int, r: list[Fraction], e: Fraction
+                  ) -> tuple[Fraction, int, str]:
+    """``max_x max(H_e(Q_x || r), H_e(r || Q_x))`` exactly, with the row and the side."""
+    L = D
+    for v in r:
+        L = L * v.denominator // math.gcd(L, v.denominator)
+    NQ = [[v * (L // D) for v in row] for row in N]
+    rr = [int(v * L) for v in r]
+    best, where, side = Fraction(-1), 0, ""
+    for x, row in enumerate(NQ):
+        for h, cond in ((_hockey(row, rr, e), "H(Q_x || r)"), (_hockey(rr, row, e), "H(r || Q_x)")):
+            if h / L > best:
+                best, where, side = h / L, x, cond
+    return best, where, side
 
-    With ``S_x = {y : Q[x, y] > e r_y}``, ``T_x = {y : r_y > e Q[x, y]}`` (from the float
-    optimum) and weights ``lambda >= 0`` summing to 1 (the LP's duals, made exact), every
-    reference r' has ``max_x max(H(Q_x || r'), H(r' || Q_x)) >= sum_x lambda^up_x
-    (Q_x(S_x) - e r'(S_x)) + sum_x lambda^down_x (r'(T_x) - e Q_x(T_x))``, whose minimum
-    over the simplex is at a vertex r' = 1_y. The bound is concave in e, so its minimum
-    over the bracket of e^eps is at an end point.
+
+def _dual_bound(N: list[list[int]], D: int, lp: _DeletionLP,
+                brackets: tuple[Fraction, Fraction]) -> Fraction | None:
+    r"""A rigorous lower bound on the smallest deletion delta from the LP's dual weights.
+
+    For weights ``lambda >= 0`` (of the k + k hockey-stick rows), ``0 <= alpha[x, y] <=
+    lambda^up_x`` and ``0 <= beta[x, y] <= lambda^down_x``, every reference r has
+
+    .. math:: \Lambda \max_x \max(H(Q_x \| r), H(r \| Q_x))
+              \ge \sum_x \lambda^{up}_x H(Q_x \| r) + \lambda^{down}_x H(r \| Q_x)
+              \ge \sum_{x,y} \alpha_{xy} (Q_{xy} - e r_y) + \beta_{xy} (r_y - e Q_{xy})
+
+    (``Lambda = sum lambda``; ``max(0, t) >= w t`` for ``w`` in [0, 1]). The right side is
+    linear in r, so over the simplex its minimum is at a vertex:
+    ``sum alpha Q - e sum beta Q + min_y (b_y - e a_y)`` with ``a_y = sum_x alpha[x, y]``,
+    ``b_y = sum_x beta[x, y]``. It is concave in e, so its minimum over the bracket of
+    ``e^eps`` is at an end. The LP's duals (read exactly, clipped into the ranges) make it
+    the LP optimum up to the LP tolerance: the per-entry weights alpha, beta carry the
+    fractional weight of columns where ``Q[x, y] = e r_y`` (a set-based bound, weight 0 or
+    lambda, left brackets 0.04 wide).
     """
     k, n = len(N), len(N[0])
-    lam = [Fraction(float(v)) for v in (*lam_up, *lam_down)]
-    total = sum(lam, Fraction(0))
+    lam_up = [Fraction(float(v)) for v in lp.lam_up]
+    lam_down = [Fraction(float(v)) for v in lp.lam_down]
+    total = sum(lam_up, Fraction(0)) + sum(lam_down, Fraction(0))
     if total <= 0:
         return None
-    lam = [v / total for v in lam]
-    lu, ld = lam[:k], lam[k:]
-    S = [[y for y in range(n) if N[x][y] > e * D * r[y]] for x in range(k)]
-    T = [[y for y in range(n) if r[y] * D > e * N[x][y]] for x in range(k)]
-    const_q = sum((lu[x] * Fraction(sum(N[x][y] for y in S[x]), D) for x in range(k)),
-                  Fraction(0))
-    slope_q = sum((ld[x] * Fraction(sum(N[x][y] for y in T[x]), D) for x in range(k)),
-                  Fraction(0))
-    a = [sum((lu[x] for x in range(k) if y in S[x]), Fraction(0)) for y in range(n)]
-    b = [sum((ld[x] for x in range(k) if y in T[x]), Fraction(0)) for y in range(n)]
-    return min(const_q - t * slope_q + min(b[y] - t * a[y] for y in range(n))
-               for t in brackets)
+    alpha = [[min(Fraction(float(lp.alpha[x, y])), lam_up[x]) for y in range(n)]
+             for x in range(k)]
+    beta = [[min(Fraction(float(lp.beta[x, y])), lam_down[x]) for y in range(n)]
+            for x in range(k)]
+    aq = sum((alpha[x][y] * N[x][y] for x in range(k) for y in range(n)), Fraction(0)) / D
+    bq = sum((beta[x][y] * N[x][y] for x in range(k) for y in range(n)), Fraction(0)) / D
+    a = [sum((alpha[x][y] for x in range(k)), Fraction(0)) for y in range(n)]
+    b = [sum((beta[x][y] for x in range(k)), Fraction(0)) for y in range(n)]
+    return min(aq - t * bq + min(b[y] - t * a[y] for y in range(n)) for t in brackets) / total
 
 
 def _verify_deletion_approx(Qf: np.ndarray, N: list[list[int]], D: int, eps: float,
-                            delta: float, digits: int) -> Verification:
+                            delta: float, digits: int, tol: Fraction = Fraction(0)
+                            ) -> Verification:
     k = len(N)
     lo, hi = exp_bracket(Fraction(eps), digits)
     _lo2, hi2 = exp_bracket(2 * Fraction(eps), digits)
     target = f"({eps!r}, {delta!r})-deletion LDP"
-    # upper bound: the LP's reference, made exact, and exact hockey-stick sums
+    # upper bound: the LP's reference, made exact (two ways), and exact hockey-stick sums
+    # (decreasing in e, so at the lower end of the bracket)
     upper: Fraction | None = None
     up_wit = None
     lp = _deletion_lp(Qf, eps)
-    r_int = None if lp is None else _dyadic_reference(lp[0])
-    if r_int is not None:
-        unit = 1 << REFERENCE_BITS
-        L = max(D, unit)  # both powers of two
-        NQ = [[v * (L // D) for v in row] for row in N]
-        rr = [v * (L // unit) for v in r_int]
-        upper = Fraction(0)
-        for x in range(k):
-            for h, cond in ((_hockey(NQ[x], rr, lo), "H(Q_x || r)"),
-                            (_hockey(rr, NQ[x], lo), "H(r || Q_x)")):
-                if h / L >= upper:
-                    upper, up_wit = h / L, ExactWitness(
-                        f"{cond} <= delta with the LP's reference r (made exact)", x)
+    for r in [] if lp is None else _reference_candidates(lp.r):
+        h, x, cond = _worst_hockey(N, D, r, lo)
+        if upper is None or h < upper:
+            upper, up_wit = h, ExactWitness(
+                f"{cond} <= delta with the LP's reference r (made exact)", x)
     # lower bounds: the LP's dual weights, and necessary conditions for every pair
     lower, low_wit = Fraction(0), None
     if lp is not None:
-        dual = _dual_bound(N, D, lp[0], lp[1], lp[2], math.exp(min(eps, 700.0)), (lo, hi))
+        dual = _dual_bound(N, D, lp, (lo, hi))
         if dual is not None and dual > lower:
-            lower, low_wit = dual, ExactWitness("LP dual bound: a convex combination of the "
-                                                "hockey-stick pieces of every input")
+            lower, low_wit = dual, ExactWitness("LP dual bound: a weighted sum of the "
+                                                "hockey-stick terms of every input")
     for x in range(k):
         for xp in range(k):
             if x == xp:
@@ -540,18 +597,22 @@ def _verify_deletion_approx(Qf: np.ndarray, N: list[list[int]], D: int, eps: flo
                 if v > lower:
                     lower, low_wit = v, ExactWitness(cond + " (necessary)", x, xp)
     dl = Fraction(delta)
+    allowed = dl + tol
     span = (f"the smallest delta lies in [{_f(lower, 25)}, "
             f"{'inf' if upper is None else _f(upper, 25)}]")
-    if upper is not None and upper <= dl:
+    if tol:
+        target = f"{target} (tolerance {float(tol)!r})"
+    if upper is not None and upper <= allowed:
         holds, excess, wit = True, float(upper - dl), up_wit
         how = f"{span}; the exact reference r proves it"
-    elif lower > dl:
+    elif lower > allowed:
         holds, excess, wit = False, float(lower - dl), low_wit
         how = f"{span}; the lower end is proved by: {low_wit.condition if low_wit else ''}"
     else:
         holds, wit = None, up_wit
         excess = math.inf if upper is None else float(upper - dl)
-        how = span
+        how = (f"{span}, which contains the target (the LP's bracket is about "
+               f"{LP_TOLERANCE:g} wide); raise or lower delta by more than its width")
     word = {True: "holds exactly", False: "does NOT hold exactly",
             None: "is not settled exactly"}[holds]
     return Verification("deletion_ldp", holds, None, (dl, dl), wit, excess,
@@ -596,7 +657,7 @@ def _exact_distances(distance: Any, inputs: tuple) -> list[list[Fraction | float
 
 
 def _verify_metric(mech: Mechanism, Q: list[list[int]], eps: float, distance: Any,
-                   digits: int) -> Verification:
+                   digits: int, tol: Fraction = Fraction(0)) -> Verification:
     D = _exact_distances(distance, mech.inputs)
     k, n = len(Q), len(Q[0])
     comps = []
@@ -619,11 +680,11 @@ def _verify_metric(mech: Mechanism, Q: list[list[int]], eps: float, distance: An
             comps.append(_Ratio(worst, Fraction(d), ExactWitness(
                 f"Q[x, y] <= e^(eps d) Q[x', y] with d = {_f(d)}: rows {x}, {xp}, column "
                 f"{col}", x, xp, col)))
-    return _combine("metric", f"{eps!r}-metric privacy", comps, eps, digits)
+    return _combine("metric", f"{eps!r}-metric privacy", comps, eps, digits, tol)
 
 
-def _verify_events(ev: EvidentialMechanism, name: str, eps: float, digits: int
-                   ) -> Verification:
+def _verify_events(ev: EvidentialMechanism, name: str, eps: float, digits: int,
+                   tol: Fraction = Fraction(0)) -> Verification:
     m = ev.n_outputs
     if m > MAX_EXACT_OUTPUTS:
         raise SizeLimitError(
@@ -655,13 +716,13 @@ def _verify_events(ev: EvidentialMechanism, name: str, eps: float, digits: int
         comps = _column_ratios(pl, bel, Fraction(1), "pl_x(E) <= e^eps bel_x'(E), event",
                                labels)
         target = f"{eps!r}-WLDP"
-    return _combine(name, target, comps, eps, digits)
+    return _combine(name, target, comps, eps, digits, tol)
 
 
 # ------------------------------------------------------------------------------ entry point
 def verify_exact(mechanism: Any, notion: Any, epsilon: float | None = None,
                  delta: float = 0.0, distance: Any = None, *,
-                 digits: int = DEFAULT_DIGITS) -> Verification:
+                 digits: int = DEFAULT_DIGITS, tolerance: float = 0.0) -> Verification:
     r"""Decide in exact rational arithmetic whether ``mechanism`` meets a privacy notion.
 
     Parameters
@@ -682,6 +743,15 @@ def verify_exact(mechanism: Any, notion: Any, epsilon: float | None = None,
         ``metric`` only: a ``(k, k)`` matrix or a weighted graph on the input labels.
     digits : int
         Decimal digits of the bracket of ``e^x`` (at least 20).
+    tolerance : float
+        Slack in the target's units, added exactly (as rationals) to the target: ``holds``
+        is True when the exact value is at most ``epsilon + tolerance`` for the pure notions
+        (``ldp``, ``deletion_ldp`` with ``delta = 0``, ``metric``, the SLDP notions,
+        ``wldp``; for metric privacy the bound is ``e^{(epsilon + tolerance) d}``) and at
+        most ``delta + tolerance`` for ``approx_ldp`` and ``deletion_ldp`` with ``delta > 0``
+        (epsilon is then exact). The default 0 is the strict check. ``excess`` is still
+        measured against the target itself, so it may be positive, up to ``tolerance``,
+        when ``holds`` is True.
 
     Returns
     -------
@@ -703,24 +773,26 @@ def verify_exact(mechanism: Any, notion: Any, epsilon: float | None = None,
     (True, Fraction(3, 1))
     """
     digits = check_int(digits, "digits", 20)
+    tol = Fraction(check_epsilon(tolerance, "tolerance"))
     name, eps, dl, dist = _resolve(notion, epsilon, delta, distance)
     if name in _EVENT_NOTIONS:
         ev = as_evidential(mechanism)
         _check_size(ev.n_inputs, len(ev.focal_sets), "evidential mechanism")
-        return _verify_events(ev, name, eps, digits)
+        return _verify_events(ev, name, eps, digits, tol)
     if name == "sldp_mass":
         ev = as_evidential(mechanism)
         _check_size(ev.n_inputs, len(ev.focal_sets), "evidential mechanism")
-        return _verify_ldp(_integers(ev.masses)[0], eps, digits, "sldp_mass", "SLDP (masses)")
+        return _verify_ldp(_integers(ev.masses)[0], eps, digits, "sldp_mass", "SLDP (masses)",
+                           tol)
     mech = as_mechanism(mechanism)
     _check_size(mech.n_inputs, mech.n_outputs, "mechanism")
     N, D = _integers(mech.matrix)
     if name == "ldp":
-        return _verify_ldp(N, eps, digits)
+        return _verify_ldp(N, eps, digits, tol=tol)
     if name == "approx_ldp":
-        return _verify_approx(N, D, eps, dl, digits)
+        return _verify_approx(N, D, eps, dl, digits, tol)
     if name == "deletion_ldp":
         if dl == 0.0:
-            return _verify_deletion_pure(N, D, eps, digits)
-        return _verify_deletion_approx(mech.matrix, N, D, eps, dl, digits)
-    return _verify_metric(mech, N, eps, dist, digits)
+            return _verify_deletion_pure(N, D, eps, digits, tol)
+        return _verify_deletion_approx(mech.matrix, N, D, eps, dl, digits, tol)
+    return _verify_metric(mech, N, eps, dist, digits, tol)
