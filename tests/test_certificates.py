@@ -297,9 +297,11 @@ def test_the_nonzero_estimate_follows_cvxpys_compiled_matrix():
     # the memory check rests on these estimates: within a factor 2 of the real count
     from cvxpy import settings as s
     rng = np.random.default_rng(0)
+    cells = np.array([(r, c) for r in range(3) for c in range(4)], dtype=float)
+    euclid = np.linalg.norm(cells[:, None] - cells[None], axis=-1)  # a 3 x 4 grid
     for notion, k in [(md.LDP(1), 12), (md.ApproxLDP(1, 1e-3), 6), (md.DeletionLDP(1), 12),
                       (md.DeletionLDP(1, 0.01), 12), (md.MetricDP(1, md.line_distance(12)), 12),
-                      (md.MetricDP(1, md.grid_distance(3, 4), spanner=1.5), 12)]:
+                      (md.MetricDP(1, euclid), 12), (md.MetricDP(1, euclid, spanner=1.5), 12)]:
         p = md.DesignProblem(notion, md.ExpectedLoss(rng.random((k, k))))
         prob, _, _, _ = p._compile()
         for solver in ("HIGHS", "CLARABEL"):
