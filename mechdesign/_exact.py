@@ -7,9 +7,11 @@ can use it).
 * :func:`log_ratio`: an upper bound on ``ln(hi / lo)`` for float arrays, accurate to a few
   ulps even when ``hi / lo`` is within ``1e-15`` of 1, and for entries from ``2^-1074`` to
   ``1``. Every privacy measure forms its logarithms of ratios here.
-* :func:`smallest_at_least`, :func:`float_up`, :func:`float_down`: directed rounding of
-  rationals (the catalog rounds its entries in the safe direction with them, so a stored
-  matrix is never less private than its nominal epsilon).
+* :func:`dyadic_integers`, :func:`event_sums`: stored floats as exact integers over one
+  power-of-two denominator, and exact belief / plausibility tables from them.
+* :func:`float_up`, :func:`float_down`: directed rounding of rationals (the catalog rounds
+  its entries in the safe direction with them, so a stored matrix is never less private
+  than its nominal epsilon).
 
 Why ``log(hi) - log(lo)`` is not enough: for ``hi = lo (1 + t)`` with small t the two logs
 are large and nearly equal, each rounded to half an ulp of its own size, and their difference
@@ -24,7 +26,7 @@ from __future__ import annotations
 import math
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal, localcontext
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -153,9 +155,30 @@ def float_up(value: Fraction) -> float:
     return f if Fraction(f) >= value else float(np.nextafter(f, math.inf))
 
 
-def smallest_at_least(b: float, a: float, bound: Fraction) -> float:
-    """The smallest float ``b' >= b`` with ``b' >= bound * a`` exactly (``b`` itself if it
-    already satisfies it), for floats ``a, b >= 0`` and a rational ``bound > 0`` (in the
-    catalog, the upper end of :func:`exp_bracket` of ``-epsilon``, so ``a <= e^eps b'``)."""
-    limit = bound * Fraction(float(a))
-    return float(b) if Fraction(float(b)) >= limit else float_up(limit)
+# ------------------------------------------------------------------------------ exact sums
+def dyadic_integers(A: Any) -> tuple[list[list[int]], int]:
+    """The stored floats as exact integers over one common denominator ``D`` (a power of
+    two, every float being a dyadic rational): ``A[i, j] = N[i][j] / D`` exactly."""
+    fr = [[Fraction(float(v)) for v in row] for row in np.asarray(A)]
+    D = max(f.denominator for row in fr for f in row)
+    return [[f.numerator * (D // f.denominator) for f in row] for row in fr], D
+
+
+def event_sums(M: list[list[int]], masks: list[int], m: int, kind: Literal["bel", "pl"]
+               ) -> list[list[int]]:
+    r"""Exact belief or plausibility of every non-empty event, from integer masses.
+
+    .. math:: bel_x(E) = \sum_{B \subseteq E} m_x(B), \qquad
+              pl_x(E) = \sum_{B \cap E \ne \emptyset} m_x(B)
+
+    (Li et al. 2022, s.1). ``M[x][j]`` is the mass of focal set j (bitmask ``masks[j]`` over
+    the m outputs) in integer units; column ``E - 1`` of the result is event ``E`` (bitmask
+    ``1 .. 2^m - 1``). O(k n 2^m) integer additions.
+    """
+    out: list[list[int]] = [[] for _ in M]
+    for E in range(1, 1 << m):
+        members = [j for j, b in enumerate(masks)
+                   if (b & ~E == 0 if kind == "bel" else b & E)]
+        for x, row in enumerate(M):
+            out[x].append(sum(row[j] for j in members))
+    return out

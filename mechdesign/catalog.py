@@ -9,10 +9,11 @@ the tight ratios of the formula equal ``e^eps`` exactly, and rounding each entry
 puts about half of them above it (``randomized_response(5, 1e-12)`` stored epsilon
 ``1.0000334e-12``; ``randomized_response(2, 1.0)`` exceeded 1 by 1e-16). So every such
 constructor computes the distinct values of its matrix as a non-increasing sequence and
-passes it through one helper, :func:`_at_most_e_eps`, which raises a small value to the
-smallest float ``>= e^-eps`` times the larger value it is compared with when the exact test
-fails (an ulp or two; decided with rational arithmetic against a 40-digit bracket of
-``e^-eps``).
+passes it through one helper, :func:`_at_most_e_eps`, which, when the exact test fails,
+lowers the large value to the largest float ``<= e^eps`` times its partner or (where the
+small values carry the larger rounding) raises the small one to the smallest float
+``>= e^-eps`` times its partner: an ulp or two, decided with rational arithmetic against a
+40-digit bracket of ``e^eps``.
 The stored epsilon is then within about ``2^-52`` (absolute, one ulp of the ratio) below
 the nominal one, and rows still sum to 1 within a few ulps.
 
@@ -30,12 +31,12 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from scipy.special import log_expit
 
-from ._exact import exp_bracket, float_down, float_up, smallest_at_least
+from ._exact import exp_bracket, float_down, float_up
 from ._validation import check_epsilon, check_int, check_probability
 from .errors import InvalidParameterError, SizeLimitError
 from .evidential import EvidentialMechanism
@@ -66,27 +67,65 @@ def _refuse_large_epsilon(name: str, eps: float, eps_max: float) -> None:
             f"epsilon-private; the largest supported epsilon here is {eps_max!r}")
 
 
-def _at_most_e_eps(values: Any, epsilon: float, step: int = 1) -> np.ndarray:
-    r"""A non-increasing sequence of entries, raised where needed so that
+def _at_most_e_eps(values: Any, epsilon: float, step: int = 1,
+                   move: Literal["large", "small"] = "large") -> np.ndarray:
+    r"""A non-increasing sequence of entries, rounded where needed so that
 
     .. math:: v_i \le e^\varepsilon\, v_{i + \mathrm{step}} \quad \text{exactly}
 
-    (as rationals; the comparison uses the upper end of a 40-digit :func:`exp_bracket` of
-    ``-epsilon``, so it is rigorous). Values are processed from the head, so each is
-    compared with its final neighbour; a value that fails becomes the smallest float
-    ``>= e^-eps`` times the neighbour, an ulp or two above the rounded formula (so the
-    sequence stays non-increasing and ``v_{i+step} <= e^eps v_i`` holds trivially). The small
-    values move, not the large ones: they carry the larger relative rounding (``exp`` of an
-    argument near -700 is off by ``ulp(700)`` relatively, 1e-13), and raising them costs the
-    row sums nothing visible. Every catalog constructor with an epsilon builds its matrix
-    from such sequences, whose ``step``-apart values are exactly the pairs its privacy
-    compares.
+    (as rationals, against a 40-digit :func:`exp_bracket` of ``+-epsilon``, so the test is
+    rigorous; the bracket's end is 1 for ``epsilon < 1e-40``). Every catalog constructor with
+    an epsilon builds its matrix from such sequences, whose ``step``-apart values are exactly
+    the pairs its privacy compares. A pair that fails is repaired by moving one value by an
+    ulp or two, in the safe direction:
+
+    * ``move="large"`` (from the tail): ``v_i`` becomes the largest float ``<= e^eps
+      v_{i+step}``. Row sums never grow. For formulas whose small entries are as accurate as
+      their large ones (randomized response, subset selection, Hadamard response).
+    * ``move="small"`` (from the head): ``v_{i+step}`` becomes the smallest float ``>= e^-eps
+      v_i``. For formulas whose small entries are ``exp`` of arguments near -700, off by
+      ``ulp(700)`` (1e-13) relatively: lowering their large partners instead moved row sums
+      by 5.7e-14 (truncated geometric at eps = 141), raising them moves nothing visible.
+
+    Either way the sequence stays non-increasing, so ``v_{i+step} <= e^eps v_i`` holds too.
     """
     out = [float(v) for v in values]
-    bound = exp_bracket(-epsilon, 40)[1]  # (at most 1, also for eps < 1e-40)
-    for i in range(len(out) - step):
-        out[i + step] = smallest_at_least(out[i + step], out[i], bound)
+    if move == "large":
+        bound = exp_bracket(epsilon, 40)[0]  # <= e^eps
+        for i in range(len(out) - step - 1, -1, -1):
+            limit = bound * Fraction(out[i + step])
+            if Fraction(out[i]) > limit:
+                out[i] = float_down(limit)
+    else:
+        bound = exp_bracket(-epsilon, 40)[1]  # >= e^-eps
+        for i in range(len(out) - step):
+            limit = bound * Fraction(out[i])
+            if Fraction(out[i + step]) < limit:
+                out[i + step] = float_up(limit)
     return np.array(out)
+
+
+def _two_outputs(large: float, small: float, epsilon: float) -> tuple[float, float]:
+    """A two-output row ``(large, small)`` of an epsilon-LDP mechanism (``large + small = 1``).
+
+    With ``small >= 1/4`` (``eps <= ln 3`` for randomized response), ``1 - large`` is exact
+    (Sterbenz) and a multiple of ``ulp(large) = 2^-53``, at most two ulps of ``small``: the
+    row is stored as ``(large, 1 - large)``, summing to exactly 1, with ``large`` lowered ulp
+    by ulp until ``large <= e^eps (1 - large)`` exactly. Downstream code that pins a row's
+    total to 1 then sees no rounding of it (the 1000-fold trade-off curve of
+    ``randomized_response(2, 0.1)`` lost its breakpoints below 1e-29 when the rows summed to
+    ``1 - 2^-53``). A smaller ``small`` would lose relative precision in ``1 - large``
+    (``ulp(large) / small``), so the pair goes through :func:`_at_most_e_eps` instead. Used
+    by every constructor whose matrix has two outputs (``randomized_response(2, eps)``,
+    ``subset_selection(2, 1, eps)``, ``truncated_geometric(2, eps)``: the same matrix).
+    """
+    if small < 0.25:
+        out = _at_most_e_eps([large, small], epsilon)
+        return float(out[0]), float(out[1])
+    bound = exp_bracket(epsilon, 40)[0]  # <= e^eps
+    while Fraction(large) > bound * Fraction(1.0 - large):
+        large = float(np.nextafter(large, 0.0))
+    return large, 1.0 - large
 
 
 def warner(p: float) -> Mechanism:
@@ -117,10 +156,13 @@ def randomized_response(k: int, epsilon: float) -> Mechanism:
     _check_size(k, k, "randomized_response")
     _refuse_large_epsilon("randomized_response", eps, _max_eps_rr(k))
     # divide by e^eps: e^-eps never overflows and both entries are exact to an ulp; then the
-    # off-diagonal entry is rounded up if needed so that diag <= e^eps off exactly
+    # diagonal is rounded down if needed so that diag <= e^eps off exactly
     low = math.exp(-eps)
     z = 1.0 + (k - 1) * low
-    diag, off = _at_most_e_eps([1.0 / z, low / z], eps)
+    if k == 2:  # rows (diag, 1 - diag), summing to exactly 1
+        diag, off = _two_outputs(1.0 / z, low / z, eps)
+    else:
+        diag, off = _at_most_e_eps([1.0 / z, low / z], eps)
     Q = np.full((k, k), off)
     np.fill_diagonal(Q, diag)
     return Mechanism(Q, name=f"randomized_response({k}, {eps:g})")
@@ -215,7 +257,8 @@ def unary_encoding(k: int, epsilon: float, optimized: bool = False) -> Mechanism
         # Q[x, v] = value[s] with s = |v| - v_x; column v compares s = |v| - 1 with |v|
         log_q, log_1q = log_expit(-eps), log_expit(eps)
         s = np.arange(k)
-        value = _at_most_e_eps(np.exp(-math.log(2.0) + s * log_q + (k - 1 - s) * log_1q), eps)
+        value = _at_most_e_eps(np.exp(-math.log(2.0) + s * log_q + (k - 1 - s) * log_1q), eps,
+                               move="small")
         n_set = bits.sum(axis=1)  # |v|
         Q = value[n_set[None, :] - bits.T]  # |v| - v_x, shape (k, 2^k)
     else:
@@ -223,7 +266,8 @@ def unary_encoding(k: int, epsilon: float, optimized: bool = False) -> Mechanism
         # Q[x, v] = value[c] with c agreeing bits; column v compares c + 1 with c - 1
         log_p, log_q = log_expit(eps / 2), log_expit(-eps / 2)
         c = np.arange(k, -1, -1)  # non-increasing values: c = k first
-        value = _at_most_e_eps(np.exp(c * log_p + (k - c) * log_q), eps, step=2)[::-1]
+        value = _at_most_e_eps(np.exp(c * log_p + (k - c) * log_q), eps, step=2,
+                               move="small")[::-1]
         agree = (bits[None, :, :] == own[:, None, :]).sum(axis=2)  # (k, 2^k)
         Q = value[agree]
     outputs = [tuple(int(b) for b in row) for row in bits]
@@ -259,7 +303,10 @@ def subset_selection(k: int, d: int, epsilon: float) -> Mechanism:
     # normalise by e^eps to stay finite: weights e^eps -> 1, 1 -> e^-eps
     low = math.exp(-eps)
     z = math.comb(k - 1, d - 1) + math.comb(k - 1, d) * low
-    inside, outside = _at_most_e_eps([1.0 / z, low / z], eps)
+    if n_sets == 2:  # k = 2, d = 1: randomized response, rows summing to exactly 1
+        inside, outside = _two_outputs(1.0 / z, low / z, eps)
+    else:
+        inside, outside = _at_most_e_eps([1.0 / z, low / z], eps)
     Q = np.where(member, inside, outside)
     return Mechanism(Q, outputs=subsets, name=f"subset_selection({k}, {d}, {eps:g})")
 
@@ -326,8 +373,12 @@ def truncated_geometric(n: int, epsilon: float) -> Mechanism:
     log_edge = -np.log1p(math.exp(-eps))
     # adjacent rows of a column hold consecutive powers: mid[d] vs mid[d + 1] (interior
     # columns, d <= n - 2) and edge[d] vs edge[d + 1] (first and last column)
-    mid = _at_most_e_eps(np.exp(log_mid - eps * np.arange(max(n - 1, 1))), eps)
-    edge = _at_most_e_eps(np.exp(log_edge - eps * x), eps)
+    mid = _at_most_e_eps(np.exp(log_mid - eps * np.arange(max(n - 1, 1))), eps, move="small")
+    if n == 2:  # randomized response, computed as there (1 / (1 + a), a / (1 + a))
+        low = math.exp(-eps)
+        edge = np.array(_two_outputs(1.0 / (1.0 + low), low / (1.0 + low), eps))
+    else:
+        edge = _at_most_e_eps(np.exp(log_edge - eps * x), eps, move="small")
     Q = mid[np.minimum(dist, len(mid) - 1)]
     Q[:, 0] = edge[x]
     Q[:, n - 1] = edge[n - 1 - x]
