@@ -14,10 +14,11 @@ the stored matrix, and exceeds it by at most a few ulps: logarithms of ratios ar
 then raised by 4 ulps to cover the rounding of the evaluation (at most 8 ulps above the
 exact value). A quotient by a distance or a sum of entries is rounded up the same way. The
 exceptions are documented where they occur: plausibility and belief tables of a non-Bayesian
-evidential mechanism are float sums, widened by their rounding bound (at most ``2 m``
-roundings for m outputs, :func:`_sum_table_bounds`) before the ratio, so pl/bel-SLDP and
-WLDP can read up to about ``(4 m + 16) 2^-53`` (absolute; 3.1e-15 for m = 3) above the exact
-value. ``delta_ldp`` and ``delta_deletion`` are
+evidential mechanism are exact integer sums of the masses up to :data:`EXACT_EVENT_WORK`
+(inputs x events x focal sets), and above it float sums widened by their rounding bound (at
+most ``2 m`` roundings for m outputs, :func:`_sum_table_bounds`), so pl/bel-SLDP and WLDP
+of such large mechanisms can read up to about ``(4 m + 16) 2^-53`` (absolute) above the
+exact value. ``delta_ldp`` and ``delta_deletion`` are
 floating-point (respectively LP) evaluations, accurate to about 1e-15 (respectively 1e-10),
 not bounds; :func:`mechdesign.analysis.verify.verify_exact` decides them exactly. Checks of a
 target (the ``.holds(mechanism)`` method of each privacy notion in
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
@@ -39,7 +41,7 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, csr_matrix, hstack, identity, vstack
 
 from .._coerce import as_evidential, as_mechanism
-from .._exact import log_ratio, round_up
+from .._exact import dyadic_integers, event_sums, log_ratio, round_up
 from .._validation import check_epsilon
 from ..errors import InvalidParameterError, MechdesignError
 from ..neighbors import distance_matrix
@@ -251,9 +253,9 @@ def epsilon_sldp(m: Any, kind: SLDPKind = "mass") -> float:
     ``pl_x(E) = bel_x(E) = P_x(E)`` and the worst event is a singleton (a ratio of sums is at
     most the largest ratio of its terms), so they are its LDP epsilon over the outputs.
 
-    An upper bound on the exact value: at most 8 ulps above it for ``"mass"`` and Bayesian
-    mechanisms, and about ``(4 m + 16) 2^-53`` above it otherwise (the pl/bel tables are
-    float sums, widened by :func:`_sum_table_bounds`; identical rows give exactly 0).
+    An upper bound on the exact value, at most 8 ulps above it, except for a non-Bayesian
+    mechanism above :data:`EXACT_EVENT_WORK` (float pl/bel tables, widened: about
+    ``(4 m + 16) 2^-53`` above; see :func:`_event_epsilon`).
     """
     if kind not in ("mass", "pl", "bel"):
         raise InvalidParameterError(f"kind must be 'mass', 'pl' or 'bel', got {kind!r}")
@@ -262,13 +264,50 @@ def epsilon_sldp(m: Any, kind: SLDPKind = "mass") -> float:
         A = ev.masses
     elif ev.is_bayesian:
         A = ev.as_bayesian_mechanism().matrix
-    elif (ev.masses == ev.masses[0]).all():  # identical rows: identical tables, ratio 1
-        return 0.0
     else:
-        A = ev.pl_matrix() if kind == "pl" else ev.bel_matrix()
-        upper, lower = _sum_table_bounds(A, ev.n_outputs)
-        return worst_log_ratio(upper, lower).epsilon
+        return _event_epsilon(ev, kind, kind)
     return worst_log_ratio(A, A).epsilon
+
+
+EXACT_EVENT_WORK = 1 << 16
+"""Event measures of a non-Bayesian mechanism with at most this many ``inputs x events x
+focal sets`` sum the masses exactly (integers); larger ones use the float tables, widened."""
+
+
+def _event_epsilon(ev: Any, numer: Literal["pl", "bel"], denom: Literal["pl", "bel"]
+                   ) -> float:
+    r"""``max_{x, x', E} ln(numer_x(E) / denom_x'(E))`` over the non-empty events, as an upper
+    bound on the exact value.
+
+    Up to :data:`EXACT_EVENT_WORK` the tables are exact integer sums of the masses
+    (:func:`mechdesign._exact.event_sums`); each column's ``max``, ``min`` and their
+    difference are rounded once (correctly) and :func:`mechdesign._exact.log_ratio` gives
+    the bound within 8 ulps. Above it the float tables are widened by their rounding bound
+    (:func:`_sum_table_bounds`), which can read up to about ``(4 m + 16) 2^-53`` above.
+    """
+    m = ev.n_outputs
+    if ev.n_inputs * (1 << m) * len(ev.focal_sets) > EXACT_EVENT_WORK:
+        if numer == denom and (ev.masses == ev.masses[0]).all():
+            return 0.0  # identical rows: identical tables, every ratio 1
+        tables = {"pl": ev.pl_matrix, "bel": ev.bel_matrix}
+        upper, _ = _sum_table_bounds(tables[numer](), m)
+        _, lower = _sum_table_bounds(tables[denom](), m)
+        return worst_log_ratio(upper, lower).epsilon
+    M, D = dyadic_integers(ev.masses)
+    masks = [int(b) for b in ev.focal_masks]
+    A = event_sums(M, masks, m, numer)
+    B = A if denom == numer else event_sums(M, masks, m, denom)
+    hi = [max(col) for col in zip(*A, strict=True)]
+    lo = [min(col) for col in zip(*B, strict=True)]
+    live = [(h, b) for h, b in zip(hi, lo, strict=True) if h > 0]
+    if not live:
+        return 0.0
+    if any(b == 0 for _, b in live):
+        return math.inf
+    values = log_ratio([float(Fraction(h, D)) for h, _ in live],
+                       [float(Fraction(b, D)) for _, b in live],
+                       [float(Fraction(h - b, D)) for h, b in live])
+    return float(max(values.max(), 0.0))
 
 
 def _sum_table_bounds(A: np.ndarray, n_outputs: int) -> tuple[np.ndarray, np.ndarray]:
@@ -302,17 +341,15 @@ def epsilon_wldp(m: Any) -> float:
     most 16 outputs), except for a Bayesian mechanism (any number of outputs): there
     ``pl = bel = P`` and ``eps_W`` is its LDP epsilon over the outputs.
 
-    An upper bound on the exact value: at most 8 ulps above it for a Bayesian mechanism, and
-    about ``(4 m + 16) 2^-53`` above it otherwise (pl and bel tables widened by
-    :func:`_sum_table_bounds`).
+    An upper bound on the exact value, at most 8 ulps above it, except for a non-Bayesian
+    mechanism above :data:`EXACT_EVENT_WORK` (float pl/bel tables, widened: about
+    ``(4 m + 16) 2^-53`` above; see :func:`_event_epsilon`).
     """
     ev = as_evidential(m)
     if ev.is_bayesian:
         Q = ev.as_bayesian_mechanism().matrix
         return worst_log_ratio(Q, Q).epsilon
-    pl_upper, _ = _sum_table_bounds(ev.pl_matrix(), ev.n_outputs)
-    _, bel_lower = _sum_table_bounds(ev.bel_matrix(), ev.n_outputs)
-    return worst_log_ratio(pl_upper, bel_lower).epsilon
+    return _event_epsilon(ev, "pl", "bel")
 
 
 def delta_deletion(m: Any, epsilon: float) -> float:

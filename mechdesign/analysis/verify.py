@@ -88,7 +88,13 @@ from scipy.optimize import linprog
 from scipy.sparse import csr_matrix, hstack, identity, vstack
 
 from .._coerce import as_evidential, as_mechanism
-from .._exact import DEFAULT_DIGITS, EXP_CLAMP, exp_bracket  # noqa: F401 (re-exported)
+from .._exact import (  # noqa: F401 (EXP_CLAMP re-exported)
+    DEFAULT_DIGITS,
+    EXP_CLAMP,
+    dyadic_integers,
+    event_sums,
+    exp_bracket,
+)
 from .._validation import check_delta, check_epsilon, check_int
 from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
@@ -204,12 +210,7 @@ def _f(v: Fraction | float, digits: int = 17) -> str:
 
 
 # ------------------------------------------------------------------------------ inputs
-def _integers(A: np.ndarray) -> tuple[list[list[int]], int]:
-    """The stored floats as exact integers over one common denominator ``D`` (a power of
-    two, every float being a dyadic rational): ``A[i, j] = N[i][j] / D`` exactly."""
-    fr = [[Fraction(float(v)) for v in row] for row in A]
-    D = max(f.denominator for row in fr for f in row)
-    return [[f.numerator * (D // f.denominator) for f in row] for row in fr], D
+_integers = dyadic_integers
 
 
 def _resolve(notion: Any, epsilon: Any, delta: Any, distance: Any
@@ -692,27 +693,19 @@ def _verify_events(ev: EvidentialMechanism, name: str, eps: float, digits: int,
             f"{MAX_EXACT_OUTPUTS}")
     M, _D = _integers(ev.masses)
     masks = [int(b) for b in ev.focal_masks]
-    k = len(M)
-    events = list(range(1, 1 << m))
-    inside = [[j for j, b in enumerate(masks) if b & ~E == 0] for E in events]
-    meets = [[j for j, b in enumerate(masks) if b & E] for E in events]
-
-    def table(members: list[list[int]]) -> list[list[int]]:
-        return [[sum(M[x][j] for j in js) for js in members] for x in range(k)]
-
-    labels = [ev.event(E) for E in events]
-    bel = table(inside) if name in ("sldp_bel", "wldp") else None
+    labels = [ev.event(E) for E in range(1, 1 << m)]
+    bel = event_sums(M, masks, m, "bel") if name in ("sldp_bel", "wldp") else None
     if name == "sldp_bel":
         comps = _column_ratios(bel, None, Fraction(1), "bel_x(E) <= e^eps bel_x'(E), event",
                                labels)
         target = f"{eps!r}-bel-SLDP"
     elif name == "sldp_pl":
-        pl = table(meets)
+        pl = event_sums(M, masks, m, "pl")
         comps = _column_ratios(pl, None, Fraction(1), "pl_x(E) <= e^eps pl_x'(E), event",
                                labels)
         target = f"{eps!r}-pl-SLDP"
     else:
-        pl = table(meets)
+        pl = event_sums(M, masks, m, "pl")
         comps = _column_ratios(pl, bel, Fraction(1), "pl_x(E) <= e^eps bel_x'(E), event",
                                labels)
         target = f"{eps!r}-WLDP"
