@@ -338,5 +338,5 @@ def test_symmetric_estimation_value_never_overflows():
     assert d == 1 and value == pytest.approx(3 / 4, rel=1e-12)
     res = md.DesignProblem(md.LDP(700.0), md.EstimationVariance(np.full(4, 0.25))).solve()
     assert res.value == pytest.approx(0.75, rel=1e-9) and res.certificate.met
-    with pytest.raises(md.InvalidParameterError, match="epsilon = 800.0 is too large"):
+    with pytest.raises(md.InvalidParameterError, match=r"epsilon = 800\.0 is too large"):
         md.DesignProblem(md.LDP(800.0), md.EstimationVariance(np.full(4, 0.25))).solve()
