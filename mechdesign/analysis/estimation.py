@@ -793,7 +793,9 @@ def cramer_rao(mechanism: Any, prior: Any) -> CramerRao:
     red = U.T @ fisher @ U
     red = (red + red.T) / 2
     w = np.linalg.eigvalsh(red)
-    if w.min() <= 1e-12 * max(w.max(), 1e-300):
+    # relative to the information's own scale: with equal rows the projection is pure
+    # rounding (1e-32), and comparing it only with itself called it identifiable
+    if w.min() <= 1e-12 * max(w.max(), float(np.abs(fisher).max()), 1e-300):
         return CramerRao(np.full((k, k), np.nan), math.inf, fisher, False)
     cr = U @ np.linalg.solve(red, U.T)
     cr = (cr + cr.T) / 2
