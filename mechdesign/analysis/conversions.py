@@ -16,7 +16,7 @@ from .._coerce import as_mechanism
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidMechanismError, InvalidParameterError, MechdesignError
 from ..mechanism import Mechanism
-from .privacy import delta_ldp, epsilon_ldp, hockey_stick, pairwise_log_ratios
+from .privacy import deletion_delta_at, delta_ldp, epsilon_ldp, pairwise_log_ratios
 
 DECOMPOSITION_TOL = 1e-9
 """Largest residual ``max |Q[[x, x']] - RR(eps) @ G|`` accepted by :func:`kov_decomposition`,
@@ -158,10 +158,7 @@ def delta_deletion_at(m: Any, epsilon: float, reference: Any) -> float:
     mech = as_mechanism(m)
     eps = check_epsilon(epsilon, allow_inf=True)
     r = _reference(reference, mech.n_outputs)
-    Q = mech.matrix
-    up = hockey_stick(Q, r[None, :], eps)
-    down = hockey_stick(np.broadcast_to(r, Q.shape), Q, eps)
-    return float(max(up.max(), down.max()))
+    return deletion_delta_at(mech.matrix, r, eps)
 
 
 # --------------------------------------------------------------------------- Lemma 4.3

@@ -18,9 +18,10 @@ evidential mechanism are exact integer sums of the masses up to :data:`EXACT_EVE
 (inputs x events x focal sets), and above it float sums widened by their rounding bound (at
 most ``2 m`` roundings for m outputs, :func:`_sum_table_bounds`), so pl/bel-SLDP and WLDP
 of such large mechanisms can read up to about ``(4 m + 16) 2^-53`` (absolute) above the
-exact value. ``delta_ldp`` and ``delta_deletion`` are
-floating-point (respectively LP) evaluations, accurate to about 1e-15 (respectively 1e-10),
-not bounds; :func:`mechdesign.analysis.verify.verify_exact` decides them exactly. Checks of a
+exact value. ``delta_ldp`` is a floating-point sum (``n`` roundings of terms at most 1);
+``delta_deletion`` is the same sum at the reference its LP finds, hence an upper bound on
+the minimum over references up to that rounding;
+:func:`mechdesign.analysis.verify.verify_exact` decides both exactly. Checks of a
 target (the ``.holds(mechanism)`` method of each privacy notion in
 :mod:`mechdesign.design.notions`) accept a measured value up to :data:`EPSILON_TOL` above
 the target.
@@ -352,45 +353,87 @@ def epsilon_wldp(m: Any) -> float:
     return _event_epsilon(ev, "pl", "bel")
 
 
+DELETION_LP_MAX_EPSILON = 30.0
+"""Largest epsilon the deletion-delta LP is built at (coefficients up to e^30 ~ 1e13: HiGHS
+rejects matrix values from 1e15 and drops those below 1e-9). Above it the LP runs at this
+epsilon: its reference and weights stay valid certificates at the true one (the hockey-stick
+divergence decreases in e)."""
+
+DELETION_LP_TOLERANCE = 1e-10
+"""Primal and dual feasibility tolerance of the deletion-delta LP."""
+
+
+@dataclass(frozen=True)
+class DeletionLP:
+    """The float optimum of the minimum-delta LP at ``e`` = e^min(eps,
+    :data:`DELETION_LP_MAX_EPSILON`): reference r and the dual weights of its rows."""
+
+    e: float                # the ratio the LP was built at
+    r: np.ndarray           # (n,) reference distribution (clipped at 0, sums to 1)
+    alpha: np.ndarray       # (k, n) weights of up[x, y] >= Q[x, y] - e r_y
+    beta: np.ndarray        # (k, n) weights of down[x, y] >= r_y - e Q[x, y]
+    lam_up: np.ndarray      # (k,) weights of sum_y up[x, y] <= delta
+    lam_down: np.ndarray    # (k,) weights of sum_y down[x, y] <= delta
+
+
+def deletion_lp(Q: np.ndarray, epsilon: float) -> DeletionLP | None:
+    r"""Minimise delta over the reference r: ``up >= Q - e r``, ``down >= r - e Q``,
+    ``sum_y up[x] <= delta``, ``sum_y down[x] <= delta``, ``sum r = 1`` (scipy's HiGHS at
+    :data:`DELETION_LP_TOLERANCE`). None when HiGHS does not finish (the LP is always
+    feasible and bounded; with tolerances that tight, HiGHS occasionally gives up)."""
+    k, n = Q.shape
+    e = math.exp(min(epsilon, DELETION_LP_MAX_EPSILON))
+    I_kn = identity(k * n, format="csr")
+    R = csr_matrix(np.tile(np.eye(n), (k, 1)))  # (k n, n): row (x, y) picks r_y
+    z1 = csr_matrix((k * n, 1))
+    zkn = csr_matrix((k * n, k * n))
+    S = csr_matrix(np.kron(np.eye(k), np.ones((1, n))))
+    neg1 = csr_matrix(-np.ones((k, 1)))
+    zk, zs = csr_matrix((k, n)), csr_matrix((k, k * n))
+    # variables r (n), delta (1), up (k n), down (k n):
+    # -e r - up <= -Q ; r - down <= e Q ; sum_y up[x] - delta <= 0 ; same for down
+    A_ub = vstack([hstack([-e * R, z1, -I_kn, zkn]), hstack([R, z1, zkn, -I_kn]),
+                   hstack([zk, neg1, S, zs]), hstack([zk, neg1, zs, S])]).tocsr()
+    b_ub = np.concatenate([-Q.ravel(), e * Q.ravel(), np.zeros(2 * k)])
+    A_eq = coo_matrix((np.ones(n), (np.zeros(n, dtype=int), np.arange(n))),
+                      shape=(1, n + 1 + 2 * k * n))
+    c = np.zeros(n + 1 + 2 * k * n)
+    c[n] = 1.0
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=(0, None),
+                  method="highs", options={"primal_feasibility_tolerance": DELETION_LP_TOLERANCE,
+                                           "dual_feasibility_tolerance": DELETION_LP_TOLERANCE})
+    if res.status != 0:
+        return None
+    r = np.maximum(res.x[:n], 0.0)
+    w = np.clip(-np.asarray(res.ineqlin.marginals), 0.0, None)  # <= rows: marginals <= 0
+    kn = k * n
+    return DeletionLP(e, r / r.sum(), w[:kn].reshape(k, n), w[kn:2 * kn].reshape(k, n),
+                      w[2 * kn:2 * kn + k], w[2 * kn + k:])
+
+
+def deletion_delta_at(Q: np.ndarray, r: np.ndarray, epsilon: float) -> float:
+    r"""``max_x max(H_{e^eps}(Q_x || r), H_{e^eps}(r || Q_x))``: the deletion delta of the
+    rows of ``Q`` against the reference distribution ``r`` (no validation)."""
+    up = hockey_stick(Q, r[None, :], epsilon)
+    down = hockey_stick(np.broadcast_to(r, Q.shape), Q, epsilon)
+    return float(max(up.max(), down.max()))
+
+
 def delta_deletion(m: Any, epsilon: float) -> float:
     r"""Smallest delta with (eps, delta)-deletion LDP (Huang & Canonne, Def. 2.3):
 
     .. math:: \delta = \min_{r \in \Delta(Y)} \max_x \max\big(H_{e^\varepsilon}(Q_x \| r),
               \ H_{e^\varepsilon}(r \| Q_x)\big)
 
-    (the worst events S of the definition are the hockey-stick sets). Solved as an LP with
-    scipy's HiGHS; ``r`` ranges over all distributions on the outputs.
+    (the worst events S of the definition are the hockey-stick sets). The reference r is
+    found by an LP (:func:`deletion_lp`), and the value returned is the delta of that r, or
+    of the column means when smaller, evaluated directly (:func:`deletion_delta_at`): an
+    upper bound on the minimum, never the LP's own optimum, which can sit below the truth
+    by its tolerance. The sums are in floats (``n`` roundings of terms at most 1).
     """
     eps = check_epsilon(epsilon)
     Q = as_mechanism(m).matrix
-    k, n = Q.shape
-    e = math.exp(eps)
-    # variables: r (n), delta (1), up (k n), down (k n)
-    n_var = n + 1 + 2 * k * n
-    I_kn = identity(k * n, format="csr")
-    R = csr_matrix(np.tile(np.eye(n), (k, 1)))  # (k n, n): row (x, y) picks r_y
-    zero_col = csr_matrix((k * n, 1))
-    zeros_kn = csr_matrix((k * n, k * n))
-    # up >= Q - e r   <=>  -e r - up <= -Q ;  down >= r - e Q  <=>  r - down <= e Q
-    A1 = hstack([-e * R, zero_col, -I_kn, zeros_kn])
-    A2 = hstack([R, zero_col, zeros_kn, -I_kn])
-    # sum_y up[x, y] - delta <= 0 ; same for down
-    S = csr_matrix(np.kron(np.eye(k), np.ones((1, n))))
-    neg1 = csr_matrix(-np.ones((k, 1)))
-    zk = csr_matrix((k, n))
-    zs = csr_matrix((k, k * n))
-    A3 = hstack([zk, neg1, S, zs])
-    A4 = hstack([zk, neg1, zs, S])
-    A_ub = vstack([A1, A2, A3, A4]).tocsr()
-    b_ub = np.concatenate([-Q.ravel(), e * Q.ravel(), np.zeros(2 * k)])
-    A_eq = coo_matrix((np.ones(n), (np.zeros(n, dtype=int), np.arange(n))), shape=(1, n_var))
-    c = np.zeros(n_var)
-    c[n] = 1.0
-    # tolerances well below EPSILON_TOL: at HiGHS's default 1e-7 the optimum of an LP-tight
-    # matrix came back 6e-9 below the exact delta
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=(0, None),
-                  method="highs", options={"primal_feasibility_tolerance": 1e-10,
-                                           "dual_feasibility_tolerance": 1e-10})
-    if res.status != 0:  # pragma: no cover (the LP is always feasible and bounded)
-        raise MechdesignError(f"deletion-delta LP failed: {res.message}")
-    return float(max(res.fun, 0.0))
+    lp = deletion_lp(Q, eps)
+    if lp is None:  # pragma: no cover (see deletion_lp)
+        raise MechdesignError(f"deletion-delta LP failed at epsilon = {eps!r}")
+    return min(deletion_delta_at(Q, lp.r, eps), deletion_delta_at(Q, Q.mean(axis=0), eps))

@@ -38,17 +38,19 @@ for ``c > 0``):
   suffice because the deletion inequalities are additive over events.
   With ``delta > 0`` no closed form exists: the smallest delta is the optimum of an LP over
   the reference r (minimise delta subject to both hockey-stick sums of every input being at
-  most delta; scipy HiGHS at tolerance :data:`LP_TOLERANCE`). It is bracketed rigorously
-  from both sides: the LP's reference, made exact (rounded to multiples of ``2^-60``, and
-  snapped to fractions with denominators up to ``10^6`` when those sum to 1), with exact
-  hockey-stick sums gives an upper bound; the LP's dual weights, read exactly, give a lower
+  most delta; :func:`~mechdesign.analysis.privacy.deletion_lp`, built at ``min(eps, 30)``).
+  It is bracketed rigorously from both sides: the LP's reference, made exact (rounded to
+  multiples of ``2^-60``, and snapped to fractions with denominators up to ``10^6`` when
+  those sum to 1), and the exact column means, with exact hockey-stick sums give upper
+  bounds; the LP's dual weights, read exactly, give a lower
   bound (every reference r has ``max_x max(H(Q_x || r), H(r || Q_x)) >= sum_{x,y}
   alpha_xy (Q_xy - e r_y) + beta_xy (r_y - e Q_xy)`` for weights ``0 <= alpha_xy <=
   lambda_x`` summing to 1 through the lambdas, minimised over the simplex at a vertex), and
   so do necessary conditions for every pair (Def. 2.3 gives ``Q_x(S) <= e^2eps Q_x'(S) +
   (1 + e^eps) delta``, ``e^eps sum_y min(Q_x, Q_x') + 2 delta >= 1`` and ``sum_y max(Q_x,
-  Q_x') - 2 delta <= e^eps``). By LP duality the two ends meet up to the LP tolerance
-  (measured: at most 5e-11 apart on 2,100 random mechanisms): the target is proved when the
+  Q_x') - 2 delta <= e^eps``). By LP duality the two ends meet up to the LP tolerance for
+  eps <= 30 (measured: at most 5e-11 apart on 2,100 random mechanisms; above 30 the LP
+  runs at 30 and the bracket can be wider): the target is proved when the
   upper end is at most delta, disproved when the lower end exceeds it, and left undecided
   (``holds = None``, :attr:`Verification.excess` a rigorous upper bound on the excess
   delta) only when delta lies inside that bracket.
@@ -84,8 +86,6 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import csr_matrix, hstack, identity, vstack
 
 from .._coerce import as_evidential, as_mechanism
 from .._exact import (  # noqa: F401 (EXP_CLAMP re-exported)
@@ -100,6 +100,7 @@ from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from ..neighbors import distance_matrix
+from .privacy import DELETION_LP_TOLERANCE, DeletionLP, deletion_lp
 
 MAX_EXACT_ENTRIES = 400
 """Largest ``k * n`` (inputs times outputs, or messages) verified in rational arithmetic."""
@@ -442,52 +443,6 @@ REFERENCE_BITS = 60
 """The LP's reference distribution is rounded to multiples of ``2^-60`` summing to 1."""
 
 
-LP_TOLERANCE = 1e-10
-"""Primal and dual feasibility tolerance of the float LP that proposes the certificates."""
-
-
-@dataclass(frozen=True)
-class _DeletionLP:
-    """The float optimum of the minimum-delta LP: reference r and dual weights."""
-
-    r: np.ndarray           # (n,) reference distribution
-    alpha: np.ndarray       # (k, n) weights of up[x, y] >= Q[x, y] - e r_y
-    beta: np.ndarray        # (k, n) weights of down[x, y] >= r_y - e Q[x, y]
-    lam_up: np.ndarray      # (k,) weights of sum_y up[x, y] <= delta
-    lam_down: np.ndarray    # (k,) weights of sum_y down[x, y] <= delta
-
-
-def _deletion_lp(Q: np.ndarray, eps: float) -> _DeletionLP | None:
-    """The minimum-delta reference r and the LP's dual weights (float LP, scipy HiGHS at
-    tolerance :data:`LP_TOLERANCE`; the formulation of
-    :func:`~mechdesign.analysis.privacy.delta_deletion`, which returns only the value)."""
-    k, n = Q.shape
-    e = math.exp(min(eps, 700.0))
-    I_kn = identity(k * n, format="csr")
-    R = csr_matrix(np.tile(np.eye(n), (k, 1)))
-    z1 = csr_matrix((k * n, 1))
-    zkn = csr_matrix((k * n, k * n))
-    S = csr_matrix(np.kron(np.eye(k), np.ones((1, n))))
-    neg1 = csr_matrix(-np.ones((k, 1)))
-    zk, zs = csr_matrix((k, n)), csr_matrix((k, k * n))
-    A_ub = vstack([hstack([-e * R, z1, -I_kn, zkn]), hstack([R, z1, zkn, -I_kn]),
-                   hstack([zk, neg1, S, zs]), hstack([zk, neg1, zs, S])]).tocsr()
-    b_ub = np.concatenate([-Q.ravel(), e * Q.ravel(), np.zeros(2 * k)])
-    A_eq = np.zeros((1, n + 1 + 2 * k * n))
-    A_eq[0, :n] = 1.0
-    c = np.zeros(A_eq.shape[1])
-    c[n] = 1.0
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=(0, None),
-                  method="highs", options={"primal_feasibility_tolerance": LP_TOLERANCE,
-                                           "dual_feasibility_tolerance": LP_TOLERANCE})
-    if res.status != 0:
-        return None
-    w = np.clip(-np.asarray(res.ineqlin.marginals), 0.0, None)  # <= rows: marginals <= 0
-    kn = k * n
-    return _DeletionLP(res.x[:n], w[:kn].reshape(k, n), w[kn:2 * kn].reshape(k, n),
-                       w[2 * kn:2 * kn + k], w[2 * kn + k:])
-
-
 def _reference_candidates(r: np.ndarray) -> list[list[Fraction]]:
     """Exact distributions near the LP's float reference: r rounded to multiples of
     ``2^-REFERENCE_BITS`` (the remainder on the largest entry), and r's entries as the
@@ -506,6 +461,14 @@ def _reference_candidates(r: np.ndarray) -> list[list[Fraction]]:
     return out
 
 
+def _mean_row(N: list[list[int]]) -> list[Fraction]:
+    """The exact column means of the rows, scaled to sum to exactly 1 (a reference that
+    proves delta = 0 for equal rows at any epsilon)."""
+    sums = [sum(col) for col in zip(*N, strict=True)]
+    total = sum(sums)
+    return [Fraction(v, total) for v in sums]
+
+
 def _worst_hockey(N: list[list[int]], D: int, r: list[Fraction], e: Fraction
                   ) -> tuple[Fraction, int, str]:
     """``max_x max(H_e(Q_x || r), H_e(r || Q_x))`` exactly, with the row and the side."""
@@ -522,7 +485,7 @@ def _worst_hockey(N: list[list[int]], D: int, r: list[Fraction], e: Fraction
     return best, where, side
 
 
-def _dual_bound(N: list[list[int]], D: int, lp: _DeletionLP,
+def _dual_bound(N: list[list[int]], D: int, lp: DeletionLP,
                 brackets: tuple[Fraction, Fraction]) -> Fraction | None:
     r"""A rigorous lower bound on the smallest deletion delta from the LP's dual weights.
 
@@ -570,8 +533,8 @@ def _verify_deletion_approx(Qf: np.ndarray, N: list[list[int]], D: int, eps: flo
     # (decreasing in e, so at the lower end of the bracket)
     upper: Fraction | None = None
     up_wit = None
-    lp = _deletion_lp(Qf, eps)
-    for r in [] if lp is None else _reference_candidates(lp.r):
+    lp = deletion_lp(Qf, eps)
+    for r in [*([] if lp is None else _reference_candidates(lp.r)), _mean_row(N)]:
         h, x, cond = _worst_hockey(N, D, r, lo)
         if upper is None or h < upper:
             upper, up_wit = h, ExactWitness(
@@ -613,7 +576,7 @@ def _verify_deletion_approx(Qf: np.ndarray, N: list[list[int]], D: int, eps: flo
         holds, wit = None, up_wit
         excess = math.inf if upper is None else float(upper - dl)
         how = (f"{span}, which contains the target (the LP's bracket is about "
-               f"{LP_TOLERANCE:g} wide); raise or lower delta by more than its width")
+               f"{DELETION_LP_TOLERANCE:g} wide); raise or lower delta by more than its width")
     word = {True: "holds exactly", False: "does NOT hold exactly",
             None: "is not settled exactly"}[holds]
     return Verification("deletion_ldp", holds, None, (dl, dl), wit, excess,

@@ -144,6 +144,13 @@ class Notion:
         """True when :meth:`measure` and :attr:`target` are a delta (else an epsilon)."""
         return False
 
+    def ties_columns(self, inputs: tuple) -> bool:
+        """True when every feasible column that is positive on one input is positive on
+        all of them (a bounded ratio between every two inputs). Without it a message can be
+        sent by some inputs only, and the Fisher information at a prior with zeros on
+        exactly those inputs is unbounded (see ``EstimationVariance``). Default: False."""
+        return False
+
     def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray | None:
         """A repair that raises too-small entries to the smallest values the notion allows
         at ``aim`` times its epsilon (None when the notion has none; certification then
@@ -182,6 +189,9 @@ class LDP(Notion):
 
     def measure(self, mechanism: Any) -> float:
         return epsilon_ldp(mechanism)
+
+    def ties_columns(self, inputs: tuple) -> bool:
+        return True
 
     def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray:
         Q = as_ordinary(mechanism).matrix
@@ -231,6 +241,9 @@ class ApproxLDP(Notion):
 
     def n_nonzeros(self, k: int, n: int, context: dict) -> int:
         return 4 * k * n if self.delta == 0.0 else 5 * k * (k - 1) * n
+
+    def ties_columns(self, inputs: tuple) -> bool:
+        return self.delta == 0.0
 
     def measure(self, mechanism: Any) -> float:
         """The achieved delta at the target epsilon; with ``delta = 0`` (pure LDP) the
@@ -306,6 +319,9 @@ class DeletionLDP(Notion):
 
     def n_nonzeros(self, k: int, n: int, context: dict) -> int:
         return 6 * k * n + 2 * n if self.delta == 0.0 else 10 * k * n + n
+
+    def ties_columns(self, inputs: tuple) -> bool:
+        return self.delta == 0.0
 
     def measure(self, mechanism: Any) -> float:
         if self.delta == 0.0:
@@ -422,6 +438,9 @@ class MetricDP(Notion):
     def measure(self, mechanism: Any) -> float:
         return epsilon_metric(mechanism, self.distance)
 
+    def ties_columns(self, inputs: tuple) -> bool:
+        return bool(np.isfinite(distance_matrix(self.distance, inputs)).all())
+
     def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray:
         m = as_ordinary(mechanism)
         D = distance_matrix(self.distance, m.inputs)
@@ -479,6 +498,9 @@ class SLDP(Notion):
 
     def measure(self, mechanism: Any) -> float:
         return epsilon_sldp(mechanism, self.kind)
+
+    def ties_columns(self, inputs: tuple) -> bool:
+        return self.kind == "mass"
 
     def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray | None:
         if self.kind != "mass":

@@ -147,6 +147,24 @@ class DesignProblem:
                 raise InvalidParameterError("focal_sets need an evidential notion (SLDP, WLDP)")
             self._init_ordinary(outputs, n_outputs)
         self.symmetry = None if symmetry is None else self._init_symmetry(symmetry)
+        self._check_boundary_prior()
+
+    def _check_boundary_prior(self) -> None:
+        """Refuse a Cramer-Rao objective at a prior with zeros when the notion lets a
+        message be sent by those inputs only: such a mechanism has infinite Fisher
+        information, where the criterion is not defined."""
+        if not isinstance(self.objective, EstimationVariance):
+            return
+        zero = [self.inputs[i] for i in np.flatnonzero(self.objective.prior == 0)]
+        walley = self.semantics == "walley"  # solved as pure LDP over the outputs
+        if not zero or walley or self.privacy.ties_columns(self.inputs):
+            return
+        raise InvalidParameterError(
+            f"EstimationVariance at a prior with zeros (inputs {zero!r}) is ill-posed under "
+            f"{self.privacy!r}: the notion lets a message be sent by those inputs only, and "
+            "the Fisher information of such a mechanism is infinite (the Cramer-Rao bound "
+            "does not apply on the boundary). Give them a positive prior, drop them, or use "
+            "a notion with a bounded ratio between every two inputs (pure LDP)")
 
     # ------------------------------------------------------------------ sizes
     def _resolve_inputs(self, inputs: Sequence | None, n_inputs: int | None) -> int:
@@ -304,6 +322,7 @@ class DesignProblem:
                 f"with_privacy needs a {type(self.privacy).__name__}, got {privacy!r}")
         twin = copy.copy(self)
         twin.privacy = privacy
+        twin._check_boundary_prior()
         return twin
 
     def _build(self, C: np.ndarray) -> Mechanism | EvidentialMechanism:
@@ -599,14 +618,17 @@ class DesignProblem:
             return res
         singles = [self.focal_sets.index(frozenset([y])) for y in self.outputs]
 
-        def embed(C: np.ndarray) -> EvidentialMechanism:
-            M = np.zeros((self.k, self.n))
-            M[:, singles] = C
+        def build(M: np.ndarray) -> EvidentialMechanism:
             return EvidentialMechanism(M, self.focal_sets, self.inputs, self.outputs)
 
-        Q = res.mechanism.matrix  # type: ignore[union-attr]
-        mech, C, cert = certify(Q, self.privacy, embed, self.objective.evaluate,
-                                res.solver_value)
+        def on_outputs(M: np.ndarray) -> float:
+            # certification works on the masses (its repairs keep them on the singletons)
+            return self.objective.evaluate(M[:, singles])
+
+        M = np.zeros((self.k, self.n))
+        M[:, singles] = res.mechanism.matrix  # type: ignore[union-attr]
+        mech, masses, cert = certify(M, self.privacy, build, on_outputs, res.solver_value)
+        C = masses[:, singles]
         note = ("Walley reading: every completion of an eps-WLDP mechanism is eps-LDP, so "
                 "the worst-case optimum is the pure-LDP optimum (no 'don't know' mass)")
         # the embedding changes no objective value unless the WLDP check had to repair it
