@@ -435,3 +435,86 @@ def test_dual_bound_uses_the_objective_constant_from_the_data():
     assert out.ref_status == "verified"
     assert out.gap is not None and out.gap > 0
     assert out.ref_rel is None or out.ref_rel <= out.gap
+
+
+# ------------------------------------------------------------ time limits, information
+def test_local_method_stops_when_its_budget_is_spent():
+    # solve_local checks the budget before every start and step and keeps the best point
+    from mechdesign.design import local
+
+    prob = md.DesignProblem(md.SLDP(1.0, "pl"), md.MutualInformation([0.5, 0.3, 0.2]),
+                            outputs=("a", "b"))
+    solves = []
+
+    def feasible():
+        Q, groups, _ = prob._feasible()
+        return Q, [c for g in groups.values() for c in g]
+
+    def run(p):
+        solves.append(1)
+        p.solve(solver="CLARABEL")
+
+    Q, value, iters, stopped = local.solve_local(prob.objective, feasible, run, prob.k,
+                                                 prob.n, expired=lambda: len(solves) >= 2)
+    assert stopped and len(solves) == 2 and iters == 1  # one projection, one step
+    assert value == pytest.approx(prob.objective.evaluate(Q), rel=1e-12)
+    _, _, _, free = local.solve_local(prob.objective, feasible, run, prob.k, prob.n)
+    assert not free
+
+
+@pytest.mark.parametrize("objective", [md.MutualInformation([0.4, 0.3, 0.2, 0.1]),
+                                       md.EstimationVariance([0.4, 0.3, 0.2, 0.1])])
+def test_information_designs_take_the_time_limit(objective, monkeypatch):
+    # a budget already spent after the first solve: the local program stops and returns
+    # its best point as inaccurate with the note; nothing is labelled optimal
+    from mechdesign.design import solvers
+
+    real = solvers.Deadline.expired
+
+    def spent(self):
+
+        return True if self.limit is not None else real.fget(self)
+
+    monkeypatch.setattr(solvers.Deadline, "expired", property(spent))
+    prob = md.DesignProblem(md.SLDP(1.0, "bel"), objective, outputs=("a", "b"))
+    res = prob.solve(time_limit=30)
+    assert res.status is Status.INACCURATE
+    assert any("time limit of 30 s" in n for n in res.notes)
+    assert res.certificate.met
+    assert verify_exact(res.mechanism, "sldp_bel", 1.0).holds is True
+
+
+def test_staircase_column_generation_stops_at_the_time_limit(monkeypatch):
+    # k = 9 (511 patterns): column generation; a spent budget stops it after the first
+    # master, whose answer is returned inaccurate with its certified bound
+    from mechdesign.design import solvers
+
+    monkeypatch.setattr(solvers.Deadline, "expired",
+                        property(lambda self: self.limit is not None))
+    prior = np.arange(1, 10) / 45.0
+    prob = md.DesignProblem(md.LDP(1.0), md.EstimationVariance(prior))
+    res = prob.solve(time_limit=30)
+    assert res.status is Status.INACCURATE
+    assert any("time limit" in n for n in res.notes)
+    assert "column generation" in res.formulation
+    assert res.certificate.met and res.gap is not None
+    # the same design without the limit is at least as good (a second method's witness)
+    monkeypatch.undo()
+    full = prob.solve()
+    assert full.value <= res.value * (1 + 1e-9)
+    assert res.value - full.value <= res.gap * abs(res.value) + 1e-9
+
+
+def test_staircase_time_limit_in_real_time():
+    # k = 11 takes about 10 s unlimited on the 2-core machine; at 0.5 s it stops after its
+    # first master (measured 0.67 s) or, on a slower machine, names the limit
+    prob = md.DesignProblem(md.LDP(1.0), md.EstimationVariance(np.arange(1, 12) / 66.0))
+    t0 = time.perf_counter()
+    try:
+        res = prob.solve(time_limit=0.5)
+    except SolverFailedError as exc:
+        assert "time limit" in str(exc)
+    else:
+        assert res.status is Status.INACCURATE and res.certificate.met
+        assert any("time limit of 0.5 s" in n for n in res.notes)
+    assert time.perf_counter() - t0 < 8

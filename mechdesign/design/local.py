@@ -55,16 +55,23 @@ def _step(objective: InformationObjective, Q: cp.Expression, Qt: np.ndarray
 
 def solve_local(objective: InformationObjective, feasible: Callable[[], tuple],
                 solve: Callable[[cp.Problem], None], k: int, n: int,
-                max_iter: int = 40, rtol: float = 1e-7) -> tuple[np.ndarray, float, int]:
-    """Best local optimum over :func:`starts`; returns (Q, value, total iterations).
+                max_iter: int = 40, rtol: float = 1e-7,
+                expired: Callable[[], bool] = lambda: False
+                ) -> tuple[np.ndarray, float, int, bool]:
+    """Best local optimum over :func:`starts`; returns (Q, value, total iterations,
+    stopped).
 
     ``feasible()`` returns a fresh ``(Q expression, constraints)``; ``solve(problem)`` runs
-    the solver (raising on failure).
+    the solver (raising on failure). Once ``expired()`` (a time limit), no further start or
+    step begins and the best point so far is returned with ``stopped = True``.
     """
     sign = -1.0 if objective.sense == "maximize" else 1.0
-    best_Q, best, total = None, np.inf, 0
+    best_Q, best, total, stopped = None, np.inf, 0, False
     failures = []
     for Q0 in starts(k, n):
+        if best_Q is not None and expired():
+            stopped = True
+            break
         # project the start onto the feasible set: the linearisation needs a feasible,
         # informative point to be a useful minorant
         Qexpr, cons = feasible()
@@ -76,6 +83,9 @@ def solve_local(objective: InformationObjective, feasible: Callable[[], tuple],
         Qt = clean(Qexpr.value)
         current = sign * objective.evaluate(Qt)
         for _ in range(max_iter):
+            if expired():
+                stopped = True
+                break
             Qexpr, cons = feasible()
             prob = cp.Problem(cp.Minimize(_step(objective, Qexpr, Qt)), cons)
             try:
@@ -98,4 +108,4 @@ def solve_local(objective: InformationObjective, feasible: Callable[[], tuple],
     if best_Q is None:
         raise SolverFailedError("no start of the local method could be solved: "
                                 + "; ".join(failures[:3]))
-    return best_Q, sign * best, total
+    return best_Q, sign * best, total, stopped

@@ -39,6 +39,7 @@ from .objectives import (
 )
 from .result import Certificate, DesignResult, Status
 from .solvers import (
+    Deadline,
     Run,
     check_memory,
     choose_solver,
@@ -338,8 +339,11 @@ class DesignProblem:
 
         ``time_limit`` (seconds) is passed to the solver of each attempt of an LP or
         convex program; a solve stopped by it ends with status ``solver error`` and a note
-        naming the limit (the staircase and local programs of information objectives do
-        not take it yet). Ctrl-C stops a native solve within about a second and raises
+        naming the limit. The staircase and local programs of information objectives share
+        it as one budget (:class:`~mechdesign.design.solvers.Deadline`) over their several
+        solves: stopped after a first answer, they return their best point so far as
+        ``inaccurate`` with a note; stopped before, they raise ``SolverFailedError``
+        naming the limit. Ctrl-C stops a native solve within about a second and raises
         ``KeyboardInterrupt``. A design whose estimated memory exceeds
         ``solvers.MEMORY_BUDGET`` is refused with ``SizeLimitError`` before it is built. With the
         solver left to the default, an attempt that ends inaccurate, fails, claims
@@ -359,7 +363,7 @@ class DesignProblem:
         if self.semantics == "walley":
             return self._solve_walley(solver, options, time_limit)
         if isinstance(self.objective, InformationObjective):
-            return self._solve_information(solver, options)
+            return self._solve_information(solver, options, Deadline(time_limit))
         t0 = time.perf_counter()
         prob, Q, groups, context = self._compile()
         build_time = time.perf_counter() - t0
@@ -667,7 +671,8 @@ class DesignProblem:
                 and self.focal_sets is None and isinstance(self.privacy, LDP)
                 and not self._outputs_given)
 
-    def _solve_information(self, solver: str | None, options: dict) -> DesignResult:
+    def _solve_information(self, solver: str | None, options: dict,
+                           deadline: Deadline) -> DesignResult:
         eps = self.privacy.epsilon  # type: ignore[attr-defined]
         t0 = time.perf_counter()
         if self._staircase_applies():
@@ -680,21 +685,23 @@ class DesignProblem:
                     f"{type(self.objective).__name__} (patterns hold 1 and e^eps side by "
                     "side)")
             if isinstance(self.objective, EstimationVariance):
-                sol = staircase.solve_estimation(self.objective, eps, solver, **options)
+                sol = staircase.solve_estimation(self.objective, eps, solver, deadline,
+                                                 **options)
                 form = "staircase convex program over 2^k - 1 patterns"
                 if sol.patterns_used is not None and sol.patterns_used < sol.n_patterns:
                     form += (f" (column generation: {sol.patterns_used} of {sol.n_patterns} "
                              f"patterns in {sol.rounds} rounds; first-order gap bound "
                              f"{sol.gap:.1e})")
             else:
-                sol = staircase.solve_sublinear(self.objective, eps)
+                sol = staircase.solve_sublinear(self.objective, eps, deadline)
                 form = "staircase LP over 2^k - 1 patterns"
             elapsed = time.perf_counter() - t0
             Q = self._fit_columns(sol.Q)
             if Q is not None:
                 status = Status.OPTIMAL if sol.accurate else Status.INACCURATE
+                notes = (deadline.note(),) if sol.stopped else ()
                 return self._certified(Q, sol.value, status, sol.solver, "global",
-                                       form, 0.0, elapsed, {}, (), bound=sol.bound,
+                                       form, 0.0, elapsed, {}, notes, bound=sol.bound,
                                        expect_bound=True)
             note = (f"the staircase optimum needs {sol.Q.shape[1]} outputs but only "
                     f"{self.n} are allowed: solved locally")
@@ -704,7 +711,7 @@ class DesignProblem:
                     "user constraints present" if self.constraints else
                     f"k = {self.k} exceeds the staircase limit {staircase.MAX_STAIRCASE_K}")
             note += ": local optimum (minorise-maximise from 3 starts)"
-        return self._solve_local(solver, options, t0, note)
+        return self._solve_local(solver, options, t0, note, deadline)
 
     def _fit_columns(self, Q: np.ndarray) -> np.ndarray | None:
         """Place staircase columns on the allowed outputs (None if there are too few)."""
@@ -751,7 +758,7 @@ class DesignProblem:
                           "for an explicit matrix"))
 
     def _solve_local(self, solver: str | None, options: dict, t0: float,
-                     note: str) -> DesignResult:
+                     note: str, deadline: Deadline) -> DesignResult:
         names: list[str] = []
 
         def feasible() -> tuple[cp.Expression, list]:
@@ -761,7 +768,8 @@ class DesignProblem:
         def run(prob: cp.Problem) -> None:
             name = choose_solver(prob, solver)
             names.append(name)
-            attempt = self._run(prob, None, {}, name, options)
+            attempt = self._run(prob, None, {}, name, options,
+                                time_limit=deadline.remaining())
             status, error = attempt.status, attempt.error
             if status is Status.INFEASIBLE:
                 raise InfeasibleDesignError("infeasible")
@@ -769,7 +777,9 @@ class DesignProblem:
                 raise SolverFailedError(error or f"local step ended with status {status}")
 
         try:
-            Q, value, iters = local.solve_local(self.objective, feasible, run, self.k, self.n)
+            Q, value, iters, stopped = local.solve_local(
+                self.objective, feasible, run, self.k, self.n,
+                expired=lambda: deadline.expired)
         except InfeasibleDesignError:  # the feasible set itself is empty (first projection)
             return DesignResult(status=Status.INFEASIBLE, value=None, solver_value=None,
                                 optimum="local", certificate=None, duals={},
@@ -777,6 +787,9 @@ class DesignProblem:
                                 build_time=0.0, solve_time=time.perf_counter() - t0,
                                 notes=(note,), user_constraints=tuple(self.constraints))
         elapsed = time.perf_counter() - t0
-        return self._certified(Q, value, Status.OPTIMAL, names[-1] if names else "",
+        status, notes = Status.OPTIMAL, (note,)
+        if stopped:
+            status, notes = Status.INACCURATE, (note, deadline.note())
+        return self._certified(Q, value, status, names[-1] if names else "",
                                "local", f"minorise-maximise, {iters} convex steps", 0.0,
-                               elapsed, {}, (note,))
+                               elapsed, {}, notes)

@@ -15,6 +15,7 @@ import functools
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -111,6 +112,29 @@ def solver_options(name: str, options: dict, time_limit: float | None = None) ->
             opts.setdefault("time_limit", float(time_limit))
     opts.setdefault("verbose", False)
     return opts
+
+
+class Deadline:
+    """A wall-clock budget shared by the several solves of one design (the staircase
+    column generation, the local method's steps): ``remaining()`` seconds for the next
+    solve (None: no limit), ``expired`` once it is spent."""
+
+    def __init__(self, limit: float | None) -> None:
+        self.limit = limit
+        self.start = time.monotonic()
+
+    def remaining(self) -> float | None:
+        if self.limit is None:
+            return None
+        return max(self.limit - (time.monotonic() - self.start), 1e-3)
+
+    @property
+    def expired(self) -> bool:
+        return self.limit is not None and time.monotonic() - self.start >= self.limit
+
+    def note(self) -> str:
+        return (f"stopped at the time limit of {self.limit:g} s: the best point found so "
+                "far, not the optimum")
 
 
 INTERRUPT_POLL = 0.05

@@ -34,6 +34,7 @@ from .objectives import (
     criterion_expression,
     projected_criterion,
 )
+from .solvers import Deadline
 
 MAX_STAIRCASE_EPSILON = 30.0
 """Largest epsilon of the staircase programs: the patterns hold 1 and e^eps side by side.
@@ -80,6 +81,8 @@ class StaircaseSolution:
     bound: float | None = None
     """A rigorous bound on the optimum recomputed from the program's data (a lower bound
     for the estimation criteria, an upper bound for a maximised utility); None if none."""
+    stopped: bool = False
+    """The time limit stopped the program early (the answer is then marked inaccurate)."""
 
 
 def _support(S: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -87,13 +90,19 @@ def _support(S: np.ndarray, w: np.ndarray) -> np.ndarray:
     return S[:, keep] * w[keep]
 
 
-def solve_sublinear(objective: InformationObjective, epsilon: float) -> StaircaseSolution:
-    """``max sum_j mu(s_j) w_j`` s.t. ``S w = 1, w >= 0`` (scipy HiGHS, a vertex solution)."""
+def solve_sublinear(objective: InformationObjective, epsilon: float,
+                    deadline: Deadline | None = None) -> StaircaseSolution:
+    """``max sum_j mu(s_j) w_j`` s.t. ``S w = 1, w >= 0`` (scipy HiGHS, a vertex solution;
+    the ``deadline``'s remaining time is HiGHS's time limit)."""
     k = objective.n_inputs
     S = patterns(k, epsilon)
     mu = objective.column_utility(S)
+    left = None if deadline is None else deadline.remaining()
+    opts = BOUND_LP_OPTIONS if left is None else {**BOUND_LP_OPTIONS, "time_limit": left}
     res = linprog(-mu, A_eq=S, b_eq=np.ones(k), bounds=(0, None), method="highs",
-                  options=BOUND_LP_OPTIONS)
+                  options=opts)
+    if res.status == 1 and deadline is not None and deadline.expired:
+        raise SolverFailedError(f"staircase LP {deadline.note().split(':')[0]}")
     if res.status != 0:
         raise SolverFailedError(f"staircase LP failed: {res.message}")
     Q = _support(S, res.x)
@@ -131,7 +140,8 @@ MAX_COLUMN_ROUNDS = 60
 
 
 def solve_estimation(objective: EstimationVariance, epsilon: float,
-                     solver: str | None = None, **options) -> StaircaseSolution:
+                     solver: str | None = None, deadline: Deadline | None = None,
+                     **options) -> StaircaseSolution:
     r"""Minimise the Cramer-Rao criterion over staircase mechanisms (a convex program).
 
     The program has one weight per pattern (``2^k - 1``) but its optimum uses few of them.
@@ -151,6 +161,10 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
     ``(f(v) - f*) / |f| <= (k max(0, -min_j r_j) + |sum_j r_j v_j|) / |f|``; it is loose
     (about the square root of the master's tolerance, 1e-4), so it is reported, not used
     to stop.
+
+    With a ``deadline``, each solve gets its remaining time, and column generation stops
+    when it is spent (``stopped``: the last master's answer, marked inaccurate; its bound
+    over all patterns still holds).
     """
     k = objective.n_inputs
     if epsilon == 0.0:
@@ -186,7 +200,8 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
     generate = objective.criterion != "E" and P > COLUMN_GENERATION_ABOVE
     J = _seed_patterns(k) if generate else np.arange(P)
     name = solver or "CLARABEL"
-    accurate, rounds, gap = True, 0, 0.0
+    accurate, rounds, gap, stopped = True, 0, 0.0, False
+    explicit = solver is not None or bool(options)
     while True:
         rounds += 1
         v = cp.Variable(len(J), nonneg=True)
@@ -196,8 +211,8 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
         row = a[:, J] @ v == 1
         prob = cp.Problem(cp.Minimize(criterion_expression(M, objective.criterion, WU)),
                           [row])
-        v_value, prob_value, ok = _solve_with_retries(
-            prob, v, name, options, explicit=solver is not None or bool(options))
+        v_value, prob_value, ok = _solve_with_retries(prob, v, name, options, explicit,
+                                                      deadline)
         accurate = ok  # the answer is the last master's; earlier ones only chose columns
         if not generate:
             break
@@ -206,7 +221,8 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
         outside = np.setdiff1d(np.arange(P), J)
         floor = -PRICING_TOL * max(abs(prob_value), 1.0)
         fresh = outside[r[outside] < floor]
-        if not len(fresh) or rounds >= MAX_COLUMN_ROUNDS:
+        stopped = bool(len(fresh)) and deadline is not None and deadline.expired
+        if not len(fresh) or rounds >= MAX_COLUMN_ROUNDS or stopped:
             accurate = accurate and not len(fresh)
             break
         fresh = fresh[np.argsort(r[fresh])[:2 * k]]
@@ -214,11 +230,13 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
     bound = _frank_wolfe_bound(objective.criterion, WU, V, den, a, J,
                                np.maximum(v_value, 0.0))
     if (solver is None and not options and bound is not None
+            and not (deadline is not None and deadline.expired)
             and prob_value - bound > REFINE_ABOVE * max(abs(prob_value), 1.0)):
         # a second, tighter solve of the final master when the certificate is loose
         # (measured, k = 8: gaps 1.3e-6..9e-6 at Clarabel's defaults, 1e-8..4e-7 tight)
         try:
-            v2, value2, ok2 = _solve_with_retries(prob, v, name, TIGHT_CLARABEL, True)
+            v2, value2, ok2 = _solve_with_retries(prob, v, name, TIGHT_CLARABEL, True,
+                                                  deadline)
         except SolverFailedError:
             v2 = None
         bound2 = None if v2 is None else _frank_wolfe_bound(
@@ -233,7 +251,8 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
     value = unscale(prob_value)
     Q = _purify(S[:, J], wv, objective, value)
     return StaircaseSolution(Q, value, P, name, accurate, len(J), rounds, gap,
-                             bound=None if bound is None else unscale(bound))
+                             bound=None if bound is None else unscale(bound),
+                             stopped=stopped)
 
 
 def _frank_wolfe_bound(criterion: str, WU: np.ndarray | None, V: np.ndarray,
@@ -314,21 +333,33 @@ rescued the one failure in 10,000 fuzz cases (a prior entry of 2e-6 at eps = 9.4
 stopped with NumericalError at iteration 23 with the defaults)."""
 
 
+TIME_LIMIT_KEYS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
+"""The solver setting that takes a time limit in seconds (solvers not listed get none)."""
+
+
 def _solve_with_retries(prob: cp.Problem, v: cp.Variable, name: str, options: dict,
-                        explicit: bool) -> tuple[np.ndarray, float, bool]:
+                        explicit: bool, deadline: Deadline | None = None
+                        ) -> tuple[np.ndarray, float, bool]:
     """Solve ``prob`` and return ``(v, objective, accurate)``.
 
     With the default solver and no user options, the settings of :data:`CLARABEL_RETRIES`
     are tried in turn until one ends ``optimal``; an ``optimal_inaccurate`` attempt is kept
     in reserve and returned with ``accurate=False`` only if none does (measured: the
     defaults' inaccurate answer was 2e-5 above the optimum that the retry found). A user's
-    explicit solver or options are tried once, as given.
+    explicit solver or options are tried once, as given. A ``deadline`` gives each attempt
+    its remaining time (:data:`TIME_LIMIT_KEYS`); a solve it stops raises
+    ``SolverFailedError`` naming the limit.
     """
     attempts = (options,) if explicit else CLARABEL_RETRIES
     failures = []
     reserve = None
     for settings in attempts:
+        if failures and deadline is not None and deadline.expired:
+            break
         label = settings or "defaults"
+        left = None if deadline is None else deadline.remaining()
+        if left is not None and name in TIME_LIMIT_KEYS:
+            settings = {TIME_LIMIT_KEYS[name]: left, **settings}
         with warnings.catch_warnings(record=True) as caught:  # only the answer's warnings
             warnings.simplefilter("always")
             try:
@@ -348,6 +379,9 @@ def _solve_with_retries(prob: cp.Problem, v: cp.Variable, name: str, options: di
     if reserve is not None:
         _rewarn(reserve[1])
         return reserve[0]
+    if deadline is not None and deadline.expired:
+        raise SolverFailedError(f"{name} on the staircase estimation program "
+                                + deadline.note().split(":")[0])
     raise SolverFailedError(f"{name} failed on the staircase estimation program ("
                             + "; ".join(failures) + ")")
 
