@@ -118,7 +118,7 @@ class _Sweep:
         formulation = twin.privacy_formulation() + " (parametric, compiled once" + (
             "; HiGHS simplex warm-started from the previous basis)" if warm else ")")
         return twin._conclude(runs, twin._context_notes(self.context), formulation,
-                              build_time, solve_time)
+                              build_time, solve_time, prob)
 
 
 def _tick(progress: bool, done: int, total: int) -> None:

@@ -129,23 +129,25 @@ def graph_dilation(D: np.ndarray, edges: Sequence[tuple[int, int, float]]) -> fl
 
 
 def metric_skeleton(D: np.ndarray, rtol: float = 1e-12) -> list[tuple[int, int, float]]:
-    r"""The pairs of a metric that no third point lies between: ``(u, v)`` is dropped when
-    some ``w`` has ``d(u, w) + d(w, v) <= d(u, v)`` (within ``rtol``).
+    r"""The pairs of a distance that no third point lies between: the direction u -> v is
+    implied when some ``w`` has ``d(u, w) + d(w, v) <= d(u, v)`` (within ``rtol``), and a
+    pair ``(u, v)``, ``u < v``, is kept when either direction is not.
 
-    Metric-privacy constraints on the remaining pairs imply all others exactly: by induction
-    on d, ``Q[u] <= e^{eps d(u,w)} Q[w] <= e^{eps (d(u,w) + d(w,v))} Q[v] = e^{eps d(u,v)} Q[v]``.
+    Metric-privacy constraints on the remaining pairs (each direction at its own distance,
+    ``D`` need not be symmetric) imply all others exactly: by induction on d,
+    ``Q[u] <= e^{eps d(u,w)} Q[w] <= e^{eps (d(u,w) + d(w,v))} Q[v] <= e^{eps d(u,v)} Q[v]``.
     For the line ``|x - x'|`` only neighbours remain; for a Euclidean grid the pairs whose
-    segment holds no other grid point. O(k^3) time in blocks of O(k^2) memory.
+    segment holds no other grid point. Returns ``(u, v, D[u, v])``. O(k^3) time in blocks of
+    O(k^2) memory.
     """
     k = len(D)
-    out = []
+    needed = np.zeros((k, k), dtype=bool)
     for u in range(k):
         via = D[u][:, None] + D  # via[w, v] = d(u, w) + d(w, v)
         via[u, :] = np.inf
         np.fill_diagonal(via, np.inf)  # w = v
-        best = via.min(axis=0)
-        for v in range(u + 1, k):
-            d = D[u, v]
-            if np.isfinite(d) and best[v] > d * (1 + rtol):
-                out.append((u, int(v), float(d)))
-    return out
+        needed[u] = np.isfinite(D[u]) & (via.min(axis=0) > D[u] * (1 + rtol))
+    np.fill_diagonal(needed, False)
+    keep = needed | needed.T
+    return [(u, int(v), float(D[u, v])) for u in range(k) for v in np.flatnonzero(keep[u])
+            if v > u]

@@ -476,7 +476,7 @@ def test_information_designs_take_the_time_limit(objective, monkeypatch):
         return True if self.limit is not None else real.fget(self)
 
     monkeypatch.setattr(solvers.Deadline, "expired", property(spent))
-    prob = md.DesignProblem(md.SLDP(1.0, "bel"), objective, outputs=("a", "b"))
+    prob = md.DesignProblem(md.SLDP(1.0, "bel"), objective, outputs=("a", "b", "c"))
     res = prob.solve(time_limit=30)
     assert res.status is Status.INACCURATE
     assert any("time limit of 30 s" in n for n in res.notes)
@@ -518,3 +518,67 @@ def test_staircase_time_limit_in_real_time():
         assert res.status is Status.INACCURATE and res.certificate.met
         assert any("time limit of 0.5 s" in n for n in res.notes)
     assert time.perf_counter() - t0 < 8
+
+
+# ------------------------------------------------------- fuzz run 9 (5,000 cases) findings
+def test_asymmetric_distance_each_direction_at_its_own_distance():
+    # seed 1785: an asymmetric distance was read as symmetric (the upper triangle for both
+    # directions): stricter than the notion, and a worse optimum (9% here). The naive LP
+    # with Q[x] <= e^{eps D[x, x']} Q[x'] for every ordered pair is the second method.
+    D = np.array([[0.0, 0.5, 1.0], [1.5, 0.0, 0.4], [2.5, 1.2, 0.0]])
+    L = md.losses.hamming(3)
+    prior = np.array([0.5, 0.3, 0.2])
+    eps = 1.0
+    res = md.DesignProblem(md.MetricDP(eps, D), md.ExpectedLoss(L, prior)).solve()
+    k = m = 3
+    rows = []
+    for x in range(k):
+        for xp in range(k):
+            if x != xp:
+                for y in range(m):
+                    r = np.zeros(k * m)
+                    r[x * m + y], r[xp * m + y] = 1.0, -math.exp(eps * D[x, xp])
+                    rows.append(r)
+    ref = linprog((prior[:, None] * L).ravel(), A_ub=np.array(rows), b_ub=np.zeros(len(rows)),
+                  A_eq=np.kron(np.eye(k), np.ones(m)), b_eq=np.ones(k), bounds=(0, 1),
+                  method="highs")
+    assert res.status is Status.OPTIMAL and res.optimum == "global"
+    assert res.value == pytest.approx(ref.fun, rel=1e-7)
+    assert verify_exact(res.mechanism, md.MetricDP(eps, D)).holds is True
+    # reading D as its upper triangle (the old formulation) is strictly worse here
+    upper = np.triu(D) + np.triu(D, 1).T
+    old = md.DesignProblem(md.MetricDP(eps, upper), md.ExpectedLoss(L, prior)).solve()
+    assert old.value > res.value * (1 + 1e-3)
+
+
+def test_spanner_designs_are_labelled_optimal_over_the_spanner_only():
+    # seeds 974, 1035, ... (15 of 5,000): a spanner's constraints are stricter than metric
+    # privacy, so its optimum is not the notion's; the label says so
+    D = md.problems.euclidean_grid(3, 3)
+    res = md.DesignProblem(md.MetricDP(1.0, D, spanner=1.5), md.ExpectedLoss(D)).solve()
+    exact = md.DesignProblem(md.MetricDP(1.0, D), md.ExpectedLoss(D)).solve()
+    assert res.optimum == "spanner" and exact.optimum == "global"
+    assert res.value >= exact.value * (1 - 1e-9)
+    assert any("stricter" in n for n in res.notes)
+
+
+@pytest.mark.parametrize("seed", [864, 3731])
+def test_unbounded_claim_on_a_bounded_problem_is_re_solved(seed):
+    # a custom objective with a loss scaled by 3e10: Clarabel said "unbounded" at its
+    # default infeasibility tolerances; Q lies in the simplex and the objective has no
+    # variable of its own, so the claim is solver trouble, re-solved at 1e-14
+    built, _, _ = _fuzz_case(seed)
+    res = built.problem.solve(time_limit=60)
+    assert res.status in (Status.OPTIMAL, Status.INACCURATE) and res.certificate.met
+    assert any("re-solved with CLARABEL" in n for n in res.notes)
+
+
+def test_conic_program_falls_back_to_scs():
+    # seed 1445: ApproxLDP(708.4, 2.7e-4) with a custom quadratic objective; Clarabel
+    # stopped at its iteration limit (and cvxpy's USER_LIMIT was misread as the time limit)
+    built, _, _ = _fuzz_case(1445)
+    res = built.problem.solve(time_limit=60)
+    assert res.certificate.met
+    assert any("re-solved with SCS" in n for n in res.notes)
+    assert not any("time limit" in n for n in res.notes)
+    assert verify_exact(res.mechanism, built.problem.privacy).holds is True

@@ -117,6 +117,7 @@ from mechdesign.design import (
     MutualInformation,
     WorstCaseLoss,
 )
+from mechdesign.design import problem as design_problem
 from mechdesign.design.result import Status
 from mechdesign.errors import InfeasibleDesignError, InvalidParameterError
 
@@ -155,6 +156,9 @@ REF_TIME_LIMIT = 20.0
 
 GAP_FLOOR = 1e-9
 """Smallest relative gap allowed to a design that claims a global optimum."""
+
+DESIGN_GAP_FLOOR = design_problem.GAP_FLOOR
+"""The denominator floor of the design's relative gap (unit-range units)."""
 
 FLOAT_NOISE = 1e-13
 """Objective differences below this fraction of the objective of ``|L|`` are float noise."""
@@ -719,13 +723,16 @@ def beaten(design: float, reference: float, gap: float | None, noise: float
            ) -> tuple[bool, float]:
     """Does the reference beat the design's value by more than its relative gap (at least
     :data:`GAP_FLOOR`) plus float ``noise``? Values in unit-range units (:func:`_unit`),
-    the units of the design's reported gap. Returns the verdict and the relative difference
-    ``(design - reference) / max(|design|, |reference|)``."""
+    the units of the design's reported gap, which is relative to ``max(|value|, |bound|,
+    problem.GAP_FLOOR)``: an optimum of 1e-19 of the loss range is judged against that
+    floor, as the design reports it (fuzz seeds 2130, 4419 were read against the value
+    itself). Returns the verdict and the relative difference ``(design - reference) /
+    max(|design|, |reference|)``."""
     tol = GAP_FLOOR if gap is None or not gap > GAP_FLOOR else float(gap)
     scale = max(abs(design), abs(reference))
     diff = design - reference
     rel = 0.0 if scale == 0 else diff / scale
-    return diff > tol * scale + noise, rel
+    return diff > tol * max(scale, DESIGN_GAP_FLOOR) + noise, rel
 
 
 # ------------------------------------------------------------------------------ running
@@ -881,6 +888,14 @@ the catalog maximum, delta below 1e-9 and exactly 0, prior zeros and every dista
 (chosen among the first 800 seeds by ``benchmarks/verify_fuzz.py --pick-ci 800``, passing and
 fast cases first, plus two representatives of every failure kind)."""
 
+FINDING_SEEDS = (864, 974, 1035, 1071, 1411, 1445, 1529, 1554, 1785, 1905, 1919, 2123, 2130,
+                 2153, 2162, 2204, 2262, 3080, 3465, 3489, 3701, 3729, 3731, 4133, 4303, 4419,
+                 4669, 4992)
+"""The 28 failures of the 5,000-case run 9 (``benchmarks/README.md``), run on every commit
+once fixed: spanner optima labelled global, an asymmetric distance read as symmetric,
+estimation steps of the local method at a prior with zeros, "unbounded" from Clarabel on
+bounded problems, Clarabel's iteration limit at eps = 708, gaps judged below the floor."""
+
 KNOWN_FAILING_SEEDS: dict[int, str] = {}
 """CI seeds that fail on the current design layer, with their category (expected to fail,
 non-strictly, until the design layer is fixed; then move them back to plain seeds)."""
@@ -889,7 +904,8 @@ non-strictly, until the design layer is fixed; then move them back to plain seed
 def _ci_params() -> list:
     return [pytest.param(s, marks=pytest.mark.xfail(
         strict=False, reason=f"known failure: {KNOWN_FAILING_SEEDS[s]} (verify_fuzz "
-        f"--replay {s})")) if s in KNOWN_FAILING_SEEDS else s for s in CI_SEEDS]
+        f"--replay {s})")) if s in KNOWN_FAILING_SEEDS else s
+        for s in (*CI_SEEDS, *FINDING_SEEDS)]
 
 
 def _assert_ok(out: Outcome) -> None:

@@ -21,7 +21,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.linalg import null_space
 
-from ..errors import SolverFailedError
+from ..errors import InvalidParameterError, SolverFailedError
 from .certify import clean
 from .objectives import (
     EstimationVariance,
@@ -66,6 +66,16 @@ def solve_local(objective: InformationObjective, feasible: Callable[[], tuple],
     step begins and the best point so far is returned with ``stopped = True``.
     """
     sign = -1.0 if objective.sense == "maximize" else 1.0
+
+    def score(Q: np.ndarray) -> float | None:
+        # a cleaned step can zero an entry its column needs (an output of prior
+        # probability 0 that other inputs still send): no value, never kept (an infinite
+        # value, e.g. a criterion of a design that cannot identify the prior, is a value)
+        try:
+            return sign * objective.evaluate(Q)
+        except InvalidParameterError:
+            return None
+
     best_Q, best, total, stopped = None, np.inf, 0, False
     failures = []
     for Q0 in starts(k, n):
@@ -81,7 +91,10 @@ def solve_local(objective: InformationObjective, feasible: Callable[[], tuple],
             failures.append(str(exc))
             continue
         Qt = clean(Qexpr.value)
-        current = sign * objective.evaluate(Qt)
+        current = score(Qt)
+        if current is None:
+            failures.append("a start's projection has no objective value")
+            continue
         for _ in range(max_iter):
             if expired():
                 stopped = True
@@ -97,7 +110,9 @@ def solve_local(objective: InformationObjective, feasible: Callable[[], tuple],
             if Qexpr.value is None:
                 break
             Qn = clean(Qexpr.value)
-            new = sign * objective.evaluate(Qn)
+            new = score(Qn)
+            if new is None:
+                break
             improved = new < current - rtol * max(abs(current), 1.0)
             if new <= current:
                 Qt, current = Qn, new

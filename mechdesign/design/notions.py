@@ -359,7 +359,10 @@ class MetricDP(Notion):
 
     def edges(self, inputs: tuple, symmetry: Symmetry | None = None
               ) -> tuple[list[tuple[int, int, float]], float]:
-        """Constrained pairs ``(x, x', d)`` (one per unordered pair) and the eps divisor.
+        """Constrained pairs ``(x, x', d)`` (one per unordered pair, ``d = D[x, x']``; the
+        formulation reads the other direction's distance from :meth:`directed_pairs`) and
+        the eps divisor. A spanner is built on ``min(D, D^T)``, which bounds both
+        directions from below, so its guarantee holds for an asymmetric ``D`` too.
 
         With a ``symmetry`` the distance must be invariant under it, and the pairs are
         closed under it (the union of their orbits: still a t-spanner, its dilation
@@ -372,6 +375,7 @@ class MetricDP(Notion):
                   self.distance.edges(data="weight", default=1.0) if u in index and v in index]
             dilation = 1.0
         elif self.spanner is not None:
+            D = np.minimum(D, D.T)
             es, dilation = greedy_spanner(D, self.spanner)
         else:
             es, dilation = metric_skeleton(D), 1.0
@@ -391,6 +395,26 @@ class MetricDP(Notion):
             context["edges"] = self.edges(inputs, context.get("symmetry"))
         return context["edges"]
 
+    def directed_pairs(self, k: int, context: dict
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(a, b, d)``: the rows ``Q[a_i] <= e^{eps d_i} Q[b_i]`` of the formulation, both
+        directions of every pair, ``d`` already divided by the dilation. The reverse
+        direction of a skeleton pair takes its own distance ``D[x', x]`` (an asymmetric
+        distance used to be read as symmetric: stricter, and a worse optimum); graph and
+        spanner edges are symmetric. Directions at infinite distance are left out."""
+        es, dilation = self._context_edges(k, context)
+        u = np.array([e[0] for e in es], dtype=int)
+        v = np.array([e[1] for e in es], dtype=int)
+        w = np.array([e[2] for e in es], dtype=float)
+        back = w
+        if not isinstance(self.distance, nx.Graph) and self.spanner is None and len(es):
+            D = distance_matrix(self.distance, context.get("inputs") or tuple(range(k)))
+            back = D[v, u]
+        a, b = np.concatenate([u, v]), np.concatenate([v, u])
+        d = np.concatenate([w, back]) / dilation
+        finite = np.isfinite(d)
+        return a[finite], b[finite], d[finite]
+
     def n_nonzeros(self, k: int, n: int, context: dict) -> int:
         es, _ = self._context_edges(k, context)
         sym = context.get("symmetry")
@@ -402,13 +426,11 @@ class MetricDP(Notion):
         es, dilation = self._context_edges(k, context)
         context["spanner_dilation"] = dilation
         context["n_privacy_pairs"] = len(es)
-        a = np.array([u for u, _, _ in es] + [v for _, v, _ in es], dtype=int)
-        b = np.array([v for _, v, _ in es] + [u for u, _, _ in es], dtype=int)
-        d = np.array([w for _, _, w in es] * 2) / dilation
+        a, b, d = self.directed_pairs(k, context)
         if sym is not None:
             return self._formulate_reduced(k, n, a, b, d, sym, context)
         Q = cp.Variable((k, n), nonneg=True, name="Q")
-        if not es:
+        if not len(a):
             return Q, {"privacy": []}
         lf, rf = ratio_coefficients(context, self.epsilon, d[:, None])
         cons = [cp.multiply(lf, Q[a, :]) <= cp.multiply(rf, Q[b, :])]
@@ -445,8 +467,10 @@ class MetricDP(Notion):
         m = as_ordinary(mechanism)
         D = distance_matrix(self.distance, m.inputs)
         eps = aim * self.epsilon
+        # E[x] >= Q[z] e^{-eps d(z, x)}: the factor of row x from row z is D[z, x] (the
+        # transpose matters for an asymmetric distance)
         with np.errstate(invalid="ignore"):
-            return ratio_envelope(m.matrix, np.where(np.isfinite(D), eps * D, np.inf))
+            return ratio_envelope(m.matrix, np.where(np.isfinite(D.T), eps * D.T, np.inf))
 
 
 def _event_matrices(focal_masks: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -555,9 +579,10 @@ class WLDP(Notion):
 def ratio_envelope(Q: np.ndarray, log_factor: np.ndarray) -> np.ndarray:
     r"""``E[x, y] = max_z Q[z, y] e^{-log_factor[x, z]}`` (``log_factor[x, x] = 0``).
 
-    With ``log_factor = eps d`` for a metric d, E meets ``E[x, y] <= e^{eps d(x,x')}
-    E[x', y]`` exactly (triangle inequality) and ``E >= Q``: the least repair that only
-    raises entries. Rows then sum to slightly more than 1 and are renormalised by the caller.
+    With ``log_factor[x, z] = eps d(z, x)`` for a distance d with the triangle inequality,
+    E meets ``E[x, y] <= e^{eps d(x,x')} E[x', y]`` exactly and ``E >= Q``: the least
+    repair that only raises entries. Rows then sum to slightly more than 1 and are
+    renormalised by the caller.
     """
     E = np.array(Q, dtype=float, copy=True)
     for x in range(Q.shape[0]):

@@ -74,8 +74,10 @@ class DesignResult:
     solver_value : float or None
         The optimal value reported by the solver.
     optimum : str
-        ``"global"`` (LP / convex program / closed form) or ``"local"`` (minorise-maximise
-        from several starts, for notions without a known exact program).
+        ``"global"`` (LP / convex program / closed form), ``"global, solver-reported"``
+        (no independent bound), ``"spanner"`` (metric privacy with ``spanner=t``: optimal
+        over the spanner's constraints, which are stricter than the notion) or ``"local"``
+        (minorise-maximise from several starts, for notions without a known exact program).
     certificate : Certificate or None
     duals : dict
         Dual values by constraint name (``"rows"``, ``"privacy"`` and the user's names).

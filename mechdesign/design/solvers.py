@@ -94,7 +94,7 @@ def _silence_highs_banner() -> None:
 
 def solver_options(name: str, options: dict, time_limit: float | None = None) -> dict:
     """Quiet defaults per solver, overridden by the user's options; ``time_limit``
-    (seconds) goes to HiGHS's ``time_limit`` and Clarabel's ``time_limit``."""
+    (seconds) goes to HiGHS's and Clarabel's ``time_limit`` and SCS's ``time_limit_secs``."""
     opts = dict(options)
     if name == "HIGHS":
         _silence_highs_banner()
@@ -110,6 +110,8 @@ def solver_options(name: str, options: dict, time_limit: float | None = None) ->
             opts.setdefault(key, 1e-10)
         if time_limit is not None:
             opts.setdefault("time_limit", float(time_limit))
+    if name == "SCS" and time_limit is not None:
+        opts.setdefault("time_limit_secs", float(time_limit))
     opts.setdefault("verbose", False)
     return opts
 
