@@ -234,8 +234,10 @@ def summarise(outcomes: list[Outcome], elapsed: float) -> str:
     refused = [o for o in outcomes if o.category == "refused"]
     if refused:
         lines.append("")
-        lines.append(f"refused (typed error naming the case's epsilon; not a failure) "
-                     f"({len(refused)}), seeds: " + " ".join(str(o.case.seed) for o in refused))
+        lines.append("refused (a typed error naming a documented limit: the case's epsilon, "
+                     "or estimation at a prior with zeros under a notion that lets messages "
+                     f"separate inputs; not a failure) ({len(refused)}), seeds: "
+                     + " ".join(str(o.case.seed) for o in refused))
         lines.append("  " + describe(refused[0], 220))
     for cat in FAILED:
         cases = [o for o in failed if o.category == cat]

@@ -404,10 +404,11 @@ class DesignProblem:
     def _attempts(self, prob: cp.Problem, Q: cp.Expression, groups: dict, name: str, *,
                   explicit: bool, options: dict, time_limit: float | None,
                   runner: Callable[[cp.Problem], None] | None = None) -> list[Run]:
-        """The first solve and the re-solves it calls for (see :meth:`solve`)."""
-        first = self._run(prob, Q, groups, name, options, runner, time_limit)
-        runs = [first]
-        if first.timed_out:
+        """The first solve and the re-solves it calls for (see :meth:`solve`): first the
+        rescues of a doubtful status (:meth:`_rescues`) until one gives a solution, then,
+        for an LP, second methods while the certified gap exceeds :data:`GAP_TOL`."""
+        runs = [self._run(prob, Q, groups, name, options, runner, time_limit)]
+        if runs[0].timed_out:
             return runs
         lp = is_lp(prob)
         # LPs: HiGHS <-> Clarabel; conic programs: SCS after Clarabel (first-order, less
@@ -416,36 +417,45 @@ class DesignProblem:
                  else {"CLARABEL": "SCS"}).get(name)
         if runner is not None:  # e.g. warm-started simplex: then an independent default solve
             other = choose_solver(prob, None)
-        if other not in cp.installed_solvers():
-            other = None
-        unbounded = first.status is Status.UNBOUNDED and self._bounded_by_construction(prob)
-        if first.status is Status.INFEASIBLE or unbounded:
-            # solver trouble without user constraints (then also Clarabel at strict
-            # infeasibility tolerances: first for conic programs, whose other solver, SCS,
-            # certifies no gap); an infeasibility with them is confirmed by the other solver
-            strict = ("CLARABEL", STRICT_INFEASIBILITY)
-            if not (unbounded or self.feasible_by_construction):
-                strict = (None, {})
-            order = ((other, {}), strict) if lp else (strict, (other, {}))
-            for alt, alt_options in order:
-                if self._best(runs) is None and alt in cp.installed_solvers():
-                    runs.append(self._run(prob, Q, groups, alt, alt_options, None,
-                                          time_limit))
-        elif explicit:
+        rescues = self._rescues(runs[0], prob, lp, other, explicit)
+        if rescues is None:  # an explicit solver's own answer stands
             return runs
-        elif first.status in (Status.INACCURATE, Status.SOLVER_ERROR) and other:
-            runs.append(self._run(prob, Q, groups, other, {}, None, time_limit))
         # a certified gap above GAP_TOL: a second method (the other solver, then HiGHS
         # simplex, whose vertex answer has exact complementary duals)
-        for alt, alt_options in ((other, {}), ("HIGHS", {"highs_options": {"solver": "simplex"}})):
+        second = [(other, {}), ("HIGHS", {"highs_options": {"solver": "simplex"}})] if lp else []
+        doubt = runs[0].status is not Status.INACCURATE  # a claim or a failure: until solved
+        plan = [(*r, True) for r in rescues] + [(*r, False) for r in second]
+        for alt, alt_options, rescue in plan:
             best = self._best(runs)
-            if not (lp and best is not None and best.gap is not None and best.gap > GAP_TOL):
-                break
-            if alt is None or alt not in cp.installed_solvers() or any(
-                    r.name == alt and r.options == alt_options for r in runs):
+            if rescue and doubt and best is not None:
                 continue
-            runs.append(self._run(prob, Q, groups, alt, alt_options, None, time_limit))
+            if not rescue and (best is None or best.gap is None or best.gap <= GAP_TOL or any(
+                    r.name == alt and r.options == alt_options for r in runs)):
+                continue
+            if alt in cp.installed_solvers():
+                runs.append(self._run(prob, Q, groups, alt, alt_options, None, time_limit))
         return runs
+
+    def _rescues(self, first: Run, prob: cp.Problem, lp: bool, other: str | None,
+                 explicit: bool) -> list[tuple[str | None, dict]] | None:
+        """Re-solves for a doubtful first status, tried until one gives a solution.
+
+        "Infeasible" (and "unbounded" of a program bounded by construction): the other
+        solver and, without user constraints, Clarabel at :data:`STRICT_INFEASIBILITY`
+        (first for conic programs, whose other solver, SCS, certifies no gap); with user
+        constraints the other solver confirms. Inaccurate or failed, with the solver left
+        to the default: the other solver. None: an explicit solver's answer stands."""
+        unbounded = first.status is Status.UNBOUNDED and self._bounded_by_construction(prob)
+        if first.status is Status.INFEASIBLE or unbounded:
+            strict = [("CLARABEL", STRICT_INFEASIBILITY)]
+            if not (unbounded or self.feasible_by_construction):
+                strict = []
+            return [(other, {}), *strict] if lp else [*strict, (other, {})]
+        if explicit:
+            return None
+        if first.status in (Status.INACCURATE, Status.SOLVER_ERROR):
+            return [(other, {})]
+        return []
 
     @staticmethod
     def _best(runs: list[Run]) -> Run | None:
