@@ -61,8 +61,59 @@ def check_int(value: Any, name: str, minimum: int | None = None) -> int:
     return v
 
 
+_PLAIN_REALS = frozenset({int, float, np.float64, np.float32, np.int64, np.int32})
+
+
+def _is_real_entry(v: Any) -> bool:
+    """A real number that is not a bool (numpy numbers included; str, bytes, None refused)."""
+    return not isinstance(v, bool | np.bool_) and isinstance(v, numbers.Real)
+
+
+def check_real_entries(values: Any, name: str = "matrix",
+                       error: type[ValueError] = InvalidMechanismError) -> None:
+    """Refuse entries that numpy would convert but that are not real numbers.
+
+    ``np.array(["0.5"], dtype=float)`` parses the string and ``np.array([True],
+    dtype=float)`` reads ``1.0``: a matrix entry must be a real number, not a string, not a
+    bool. Numeric numpy arrays pass at once (their dtype says so); other inputs are walked
+    as an object array and the first bad entry is named with its index.
+
+    Parameters
+    ----------
+    values : array_like
+        The would-be matrix or vector.
+    name : str
+        How messages name it.
+    error : type
+        The exception raised (a :class:`~mechdesign.errors.ValidationError` subclass).
+    """
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
+        return
+    if isinstance(values, np.ndarray) and values.dtype.kind == "b":
+        raise error(f"{name} has dtype bool; entries must be real numbers, not bools")
+    try:
+        obj = np.array(values, dtype=object)
+    except (TypeError, ValueError):
+        return  # ragged or odd: the float conversion reports it
+    if obj.ndim == 0:
+        return  # a scalar where an array is expected: the shape check reports it
+    flat = obj.ravel()
+    if set(map(type, flat)) <= _PLAIN_REALS:  # the common case, at C speed
+        return
+    for i, v in enumerate(flat):
+        if not _is_real_entry(v) and not isinstance(v, list | tuple | np.ndarray):
+            where = ", ".join(str(int(j)) for j in np.unravel_index(i, obj.shape))
+            raise error(f"{name}[{where}] = {v!r} is a {type(v).__name__}; entries must be "
+                        "real numbers (not str, not bool)")
+
+
 def as_float_matrix(values: Any, name: str = "matrix") -> np.ndarray:
-    """A finite, non-empty 2-D float array (a fresh copy)."""
+    """A finite, non-empty 2-D float array (a fresh copy) of real numbers.
+
+    Strings and bools are refused even where numpy would convert them ("0.5", True); see
+    :func:`check_real_entries`.
+    """
+    check_real_entries(values, name)
     try:
         arr = np.array(values, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -119,11 +170,19 @@ def is_hashable(label: Any) -> bool:
     return True
 
 
+def _has_nan(label: Any) -> bool:
+    """Whether a label is a float NaN or a tuple/frozenset holding one."""
+    if isinstance(label, tuple | frozenset):
+        return any(_has_nan(v) for v in label)
+    return isinstance(label, float | np.floating) and math.isnan(label)
+
+
 def check_labels(labels: Any, n: int | None, what: str) -> tuple:
     """``n`` distinct hashable labels (any number when ``n`` is None), or ``range(n)`` when
     ``labels`` is None.
 
-    A bare string is refused (``"ab"`` would silently become the labels ``'a', 'b'``).
+    A bare string is refused (``"ab"`` would silently become the labels ``'a', 'b'``), and
+    so is a NaN label (``nan != nan``: it could never be looked up).
     """
     if labels is None:
         return tuple(range(n))
@@ -143,6 +202,10 @@ def check_labels(labels: Any, n: int | None, what: str) -> tuple:
             raise InvalidMechanismError(
                 f"{what} label {label!r} is unhashable (labels must be hashable: str, int, "
                 f"tuple, ...); got {out!r}")
+        if _has_nan(label):
+            raise InvalidMechanismError(
+                f"{what} label {label!r} is (or contains) NaN, which is not equal to itself "
+                "and cannot be looked up; use another label")
     distinct = len(set(out)) == len(out)
     if not distinct:
         raise InvalidMechanismError(f"{what} labels must be distinct, got {out!r}")
