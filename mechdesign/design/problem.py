@@ -75,6 +75,66 @@ _STATUS = {
 }
 
 
+
+def _check_constraints(constraints: Any) -> dict[str, Callable]:
+    """The user constraints as a dict ``name -> callable``; a typed error naming the
+    argument for anything else (a list of callables has no names for the duals)."""
+    if constraints is None:
+        return {}
+    if not isinstance(constraints, Mapping):
+        raise InvalidParameterError(
+            "constraints must be a mapping of name -> callable (dual values come back under "
+            f"each name), got a {type(constraints).__name__}; write "
+            "constraints={'floor': lambda Q: Q[0, 0] >= 0.4}")
+    out = dict(constraints)
+    for name, fn in out.items():
+        if not callable(fn):
+            raise InvalidParameterError(f"constraint {name!r} is not callable: {fn!r}")
+    return out
+
+
+def _label_argument(labels: Any, name: str) -> tuple | None:
+    """``inputs=`` or ``outputs=`` as a tuple (a generator is read once); a typed error
+    naming the argument when it is not a sequence (``inputs=5`` means ``n_inputs=5``)."""
+    if labels is None or isinstance(labels, str | bytes):
+        return labels  # a bare string: check_labels explains it
+    try:
+        return tuple(labels)
+    except TypeError:
+        raise InvalidParameterError(
+            f"{name} must be a sequence of labels, got {labels!r}; for a number of "
+            f"{name} give n_{name}={labels!r}") from None
+
+
+def _user_constraints(name: str, fn: Callable, Q: cp.Expression) -> list:
+    """The constraints ``fn(Q)`` returns (one or a list), each checked to be a convex
+    (DCP) cvxpy constraint; a typed error naming the constraint otherwise."""
+    try:
+        made = fn(Q)
+    except (TypeError, AttributeError, ValueError, IndexError, cp.error.DCPError) as exc:
+        raise InvalidParameterError(
+            f"constraint {name!r} failed on Q (a cvxpy expression of shape {Q.shape}): "
+            f"{type(exc).__name__}: {exc}") from exc
+    items = list(made) if isinstance(made, list | tuple) else [made]
+    for c in items:
+        if isinstance(c, bool | np.bool_):
+            raise InvalidParameterError(
+                f"constraint {name!r} returned {c!r}, a bool, not a cvxpy constraint: a "
+                "Python comparison was evaluated (numbers, `and`/`or`, `is`); compare cvxpy "
+                "expressions of Q, e.g. Q[0, 0] >= 0.4, and return a list for several")
+        if not isinstance(c, cp.constraints.constraint.Constraint):
+            what = (f"a cvxpy expression of shape {c.shape}" if isinstance(c, cp.Expression)
+                    else f"a {type(c).__name__}")
+            raise InvalidParameterError(
+                f"constraint {name!r} returned {what}, not a constraint: write a comparison "
+                "such as Q[0, 0] >= 0.4 (a list for several)")
+        if not c.is_dcp():
+            raise InvalidParameterError(
+                f"constraint {name!r} is not convex under cvxpy's DCP rules (a convex "
+                "function must be <= a concave one)")
+    return items
+
+
 class DesignProblem:
     r"""Find the mechanism that optimises ``objective`` subject to ``privacy``.
 
@@ -134,10 +194,9 @@ class DesignProblem:
             raise InvalidParameterError(
                 f"objective must be an Objective or a callable, got {objective!r}")
         self.privacy, self.objective = privacy, objective
-        self.constraints = dict(constraints or {})
-        for name, fn in self.constraints.items():
-            if not callable(fn):
-                raise InvalidParameterError(f"constraint {name!r} is not callable: {fn!r}")
+        self.constraints = _check_constraints(constraints)
+        inputs = _label_argument(inputs, "inputs")
+        outputs = _label_argument(outputs, "outputs")
         self.k = self._resolve_inputs(inputs, n_inputs)
         self.inputs = check_labels(inputs, self.k, "inputs")
         self._outputs_given = outputs is not None or n_outputs is not None
@@ -286,8 +345,7 @@ class DesignProblem:
         for name, fn in self.constraints.items():
             if name in groups:
                 raise InvalidParameterError(f"constraint name {name!r} is reserved")
-            made = fn(Q)
-            groups[name] = list(made) if isinstance(made, list | tuple) else [made]
+            groups[name] = _user_constraints(name, fn, Q)
         return Q, groups, context
 
     def to_cvxpy(self) -> tuple[cp.Problem, cp.Expression]:
@@ -707,9 +765,8 @@ class DesignProblem:
         Qv = cp.Variable(C.shape)
         Qv.value = C
         for name, fn in self.constraints.items():
-            made = fn(Qv)
-            out[name] = max(float(np.max(c.violation()))
-                            for c in (made if isinstance(made, list | tuple) else [made]))
+            made = _user_constraints(name, fn, Qv)
+            out[name] = max((float(np.max(c.violation())) for c in made), default=0.0)
         return out
 
     # ------------------------------------------------------------------ information
