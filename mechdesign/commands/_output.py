@@ -1,8 +1,25 @@
-"""Shared terminal formatting for the commands."""
+"""Shared terminal formatting and output files for the commands.
+
+Output files follow one policy (:func:`plan_outputs` before computing, :func:`write_atomic`
+after printing): validated up front, never replacing an input of the run, replacing an
+existing file only with ``--force``, written to a temporary name and moved into place.
+"""
 
 from __future__ import annotations
 
+import argparse
 import math
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import FileFormatError, InvalidParameterError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def fmt(x: float) -> str:
@@ -19,3 +36,224 @@ def print_table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> None:
     print("  ".join("-" * w for w in widths))
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+
+
+# ------------------------------------------------------------------------------ output files
+def _real(path: str | os.PathLike[str]) -> str:
+    return os.path.realpath(os.path.abspath(path))
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Same resolved path, or (both existing) the same inode: catches hard links too."""
+    if a == b:
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_suffix(path: str | os.PathLike[str], allowed: Sequence[str],
+                 option: str = "--out", hint: str = "") -> Path:
+    """``path`` as a Path if its suffix (case-insensitive) is one of ``allowed``.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the suffix and the supported ones.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in allowed:
+        got = repr(p.suffix) if p.suffix else "no suffix"
+        raise InvalidParameterError(
+            f"{option} {str(p)!r}: unsupported suffix {got}; use "
+            f"{' or '.join(allowed)}{hint}")
+    return p
+
+
+def _check_folder(folder: Path, shown: str, option: str) -> None:
+    if not folder.is_dir():
+        raise FileFormatError(f"{option} {shown!r}: no such directory {str(folder)!r}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InvalidParameterError(
+            f"{option} {shown!r}: the directory {str(folder)!r} is not writable")
+
+
+def plan_outputs(paths: Sequence[str | os.PathLike[str]], *, force: bool = False,
+                 inputs: Iterable[str | os.PathLike[str]] = (), option: str = "--out"
+                 ) -> list[Path]:
+    """Validate the files a command will write, before it computes anything.
+
+    Each path's folder must exist and be writable; a path may not be a directory, may not
+    appear twice, and may not be any of ``inputs`` (the files the run reads, compared by
+    resolved real path and inode), even with ``force``; an existing file is refused unless
+    ``force``. Suffixes are checked by the caller (:func:`check_suffix`), which knows them.
+
+    Parameters
+    ----------
+    paths : sequence of path-like
+        Every file the command will write (a companion PNG too).
+    force : bool
+        Allow replacing existing files (``--force``).
+    inputs : iterable of path-like
+        Files the same run reads.
+    option : str
+        The option named in messages.
+
+    Returns
+    -------
+    list of Path
+        ``paths`` as Paths, in order.
+
+    Raises
+    ------
+    InvalidParameterError
+        An input, a directory, a duplicate, a read-only folder, or an existing file
+        without ``force``.
+    FileFormatError
+        A folder that does not exist.
+    """
+    read = [_real(p) for p in inputs]
+    planned: list[Path] = []
+    seen: list[str] = []
+    for raw in paths:
+        p = Path(raw)
+        shown = str(p)
+        real = _real(p)
+        if any(_same_file(real, r) for r in read):
+            raise InvalidParameterError(
+                f"{option} {shown!r} is an input of this run; it is never overwritten "
+                "(not even with --force): choose another name")
+        if real in seen:
+            raise InvalidParameterError(f"{option} {shown!r} would be written twice")
+        if p.is_dir():
+            raise InvalidParameterError(f"{option} {shown!r} is a directory, not a file")
+        _check_folder(p.parent if str(p.parent) else Path("."), shown, option)
+        if (p.exists() or p.is_symlink()) and not force:
+            raise InvalidParameterError(
+                f"{option} {shown!r} exists; pass --force to replace it")
+        seen.append(real)
+        planned.append(p)
+    return planned
+
+
+def _umask_mode() -> int:
+    """``0o666`` less the process umask: the mode an ordinary ``open(path, "w")`` gives."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def write_atomic(path: str | os.PathLike[str], writer: Callable[[Path], object]) -> Path:
+    """Write ``path`` all at once: ``writer(tmp)`` writes a temporary file in the same
+    folder (same suffix, so writers that dispatch on it work), which is flushed to disk and
+    moved onto ``path`` with :func:`os.replace`. On any failure (or an interrupt) the
+    temporary file is removed and an existing ``path`` is left as it was.
+
+    Parameters
+    ----------
+    path : path-like
+        The destination.
+    writer : callable
+        Called with the temporary path; writes the whole file there.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    OSError
+        Naming ``path`` when the write fails (disk full, permissions, ...).
+    """
+    dest = Path(path)
+    folder = dest.parent if str(dest.parent) else Path(".")
+    tmp: Path | None = None
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=f".tmp{dest.suffix}",
+                                    dir=folder)
+        os.close(fd)
+        tmp = Path(name)
+        writer(tmp)
+        os.chmod(tmp, _umask_mode())
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, dest)
+    except OSError as exc:
+        _remove(tmp)
+        reason = exc.strerror or str(exc)
+        raise OSError(exc.errno, f"{str(dest)!r} not written ({reason}); an existing file "
+                                 "is unchanged") from None
+    except BaseException:
+        _remove(tmp)
+        raise
+    return dest
+
+
+def _remove(path: Path | None) -> None:
+    if path is None:
+        return
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+def write_planned(writers: Sequence[tuple[Path, Callable[[Path], object]]], *,
+                  to_stderr: bool = False) -> list[Path]:
+    """Write each ``(path, writer)`` with :func:`write_atomic`, in order, printing
+    ``wrote PATH`` after each (to stderr when stdout holds JSON). Call it after the results
+    are printed: stdout is flushed first, so the results are out even if a write fails."""
+    sys.stdout.flush()
+    done = []
+    for path, writer in writers:
+        done.append(write_atomic(path, writer))
+        print(f"wrote {path}", file=sys.stderr if to_stderr else sys.stdout, flush=True)
+    return done
+
+
+def save_figure(fig: Figure, dpi: int) -> Callable[[Path], object]:
+    """A writer for :func:`write_atomic` that renders ``fig`` (format from the suffix)."""
+    return lambda tmp: fig.savefig(tmp, dpi=dpi)
+
+
+def add_force_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``--force`` flag of every command that writes files."""
+    parser.add_argument("--force", action="store_true",
+                        help="replace existing output files (never an input of the run)")
+
+
+def _csv_references(data: object) -> list[str]:
+    """Every CSV reference in a parsed problem file: ``{csv = "..."}`` values and strings
+    ending in ``.csv`` (at any depth)."""
+    found: list[str] = []
+    if isinstance(data, dict):
+        ref = data.get("csv")
+        if isinstance(ref, str):
+            found.append(ref)
+        for value in data.values():
+            found += _csv_references(value)
+    elif isinstance(data, list | tuple):
+        for value in data:
+            found += _csv_references(value)
+    elif isinstance(data, str) and data.lower().endswith(".csv"):
+        found.append(data)
+    return found
+
+
+def problem_inputs(pf: object) -> list[Path]:
+    """The files a loaded problem file read: the file itself and its CSV references
+    (relative ones resolved against the file's folder). Uses the reader's own list when it
+    exposes one (``files_read``)."""
+    path = getattr(pf, "path", None)
+    files = [Path(path)] if path is not None else []
+    exposed = getattr(pf, "files_read", None)
+    if exposed is not None:
+        return files + [Path(f) for f in exposed]
+    base = Path(path).parent if path is not None else Path(".")
+    for ref in _csv_references(getattr(pf, "data", {})):
+        ref_path = Path(ref)
+        files.append(ref_path if ref_path.is_absolute() else base / ref_path)
+    return files

@@ -26,12 +26,21 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..design import DesignResult, Status
-from ..errors import FileFormatError, InvalidParameterError, MechdesignError
+from ..errors import InvalidParameterError, MechdesignError
 from ..evidential import EvidentialMechanism
 from ..io import mechanism_to_jsonable, save_mechanism
 from ..mechanism import Mechanism
 from ..problems import ProblemFile, load_problem
-from ._output import fmt, print_table
+from ._output import (
+    add_force_argument,
+    check_suffix,
+    fmt,
+    plan_outputs,
+    print_table,
+    problem_inputs,
+    save_figure,
+    write_planned,
+)
 
 MAX_TABLE_COLUMNS = 12
 """The printed mechanism shows at most this many outputs (``--out``/``--json`` have all)."""
@@ -101,18 +110,19 @@ def plot_heatmap(m: Mechanism | EvidentialMechanism, title: str = "") -> Figure:
     return fig
 
 
-def _check_out(out: Path, pf: ProblemFile) -> None:
-    suffix = out.suffix.lower()
-    if suffix not in (".csv", ".json"):
-        raise InvalidParameterError(
-            f"--out {str(out)!r}: use a .csv or .json file (the heatmap goes next to it as "
-            ".png)")
-    if suffix == ".csv" and pf.problem.privacy.evidential:
+def _plan_out(args: argparse.Namespace, pf: ProblemFile) -> tuple[Path, Path] | None:
+    """The matrix file and its heatmap, validated before solving (None without --out)."""
+    if not args.out:
+        return None
+    out = check_suffix(args.out, (".csv", ".json"),
+                       hint=" (the heatmap goes next to it as .png)")
+    if out.suffix.lower() == ".csv" and pf.problem.privacy.evidential:
         raise InvalidParameterError(
             f"--out {str(out)!r}: {type(pf.problem.privacy).__name__} designs an evidential "
             "mechanism, whose focal sets need .json")
-    if not out.parent.is_dir():
-        raise FileFormatError(f"--out {str(out)!r}: no such directory {str(out.parent)!r}")
+    matrix, png = plan_outputs([out, out.with_suffix(".png")], force=args.force,
+                               inputs=problem_inputs(pf))
+    return matrix, png
 
 
 def _record(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: str,
@@ -176,8 +186,15 @@ def _print_report(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: st
         print_table(table, ("x", *cols[:shown]))
         if shown < Q.shape[1]:
             print(f"... {Q.shape[1] - shown} more columns (--json or --out FILE has them all)")
-    if files:
-        print(f"wrote {files['matrix']} and {files['heatmap']}")
+
+
+def _write(planned: tuple[Path, Path], mech: Mechanism | EvidentialMechanism, title: str,
+           json_mode: bool) -> None:
+    """The matrix and its heatmap, each written atomically, after the report is printed."""
+    matrix, png = planned
+    fig = plot_heatmap(mech, title)
+    write_planned([(matrix, lambda tmp: save_mechanism(mech, tmp)),
+                   (png, save_figure(fig, 120))], to_stderr=json_mode)
 
 
 DEFAULT_TIME_LIMIT = 600.0
@@ -186,9 +203,8 @@ DEFAULT_TIME_LIMIT = 600.0
 
 def cmd_solve(args: argparse.Namespace) -> int:
     pf = load_problem(args.file)
-    out = Path(args.out) if args.out else None
-    if out is not None:
-        _check_out(out, pf)
+    planned = _plan_out(args, pf)
+    out = planned[0] if planned else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = pf.problem.solve(solver=args.solver, time_limit=args.time_limit)
@@ -200,12 +216,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     except MechdesignError as exc:  # a DesignError, or SizeLimitError when too large to build
         unavailable = str(exc)
     files = None
-    if out is not None and mech is not None:
-        save_mechanism(mech, out)
-        png = out.with_suffix(".png")
-        fig = plot_heatmap(mech, f"{pf.title}: value {res.value:.6g}")
-        fig.savefig(png, dpi=120)
-        files = {"matrix": str(out), "heatmap": str(png)}
+    if planned is not None and mech is not None:
+        files = {"matrix": str(planned[0]), "heatmap": str(planned[1])}
     if args.json:
         record = _record(pf, res, mech, unavailable, files)
         record["warnings"] = solver_warnings
@@ -214,6 +226,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         _print_report(pf, res, mech, unavailable, files)
         for w in solver_warnings:
             print(f"solver warning: {w}")
+    if planned is not None and mech is not None:
+        _write(planned, mech, f"{pf.title}: value {res.value:.6g}", args.json)
     problems = []
     certified = res.certificate is not None and res.certificate.met
     if mech is None and not (certified and res.status is Status.OPTIMAL):
@@ -241,7 +255,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="machine-readable output; its 'mechanism' key is read back by "
                         "'mechdesign check'")
     p.add_argument("--out", metavar="FILE.csv|FILE.json",
-                   help="write the matrix (CSV or JSON by suffix) and a heatmap FILE.png")
+                   help="write the matrix (CSV or JSON by suffix) and a heatmap FILE.png "
+                        "(checked before solving; an existing file needs --force; an input "
+                        "of the problem is never replaced)")
     p.add_argument("--solver", metavar="NAME",
                    help="cvxpy solver name (default: HiGHS for LPs, Clarabel for conic "
                         "programs)")
@@ -249,4 +265,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"wall-clock limit of each solver attempt (default "
                         f"{DEFAULT_TIME_LIMIT:g}); a solve stopped by it reports no "
                         "mechanism and names the limit")
+    add_force_argument(p)
     p.set_defaults(func=cmd_solve)
