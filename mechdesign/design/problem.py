@@ -42,6 +42,7 @@ from .solvers import (
     Deadline,
     Run,
     check_memory,
+    check_solver_options,
     choose_solver,
     dual_bound,
     is_lp,
@@ -422,6 +423,7 @@ class DesignProblem:
         """
         if solver is not None:
             choose_solver(None, solver)  # a typed error when it is not installed
+        check_solver_options(solver, options)
         if time_limit is not None:
             time_limit = check_real(time_limit, "time_limit")
             if not time_limit > 0:

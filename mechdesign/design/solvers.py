@@ -23,7 +23,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from ..errors import SizeLimitError, SolverFailedError
+from ..errors import InvalidParameterError, SizeLimitError, SolverFailedError
 
 BYTES_PER_NONZERO = 1_000
 """Peak memory per nonzero of the constraint matrix, building and solving together.
@@ -114,6 +114,85 @@ def solver_options(name: str, options: dict, time_limit: float | None = None) ->
         opts.setdefault("time_limit_secs", float(time_limit))
     opts.setdefault("verbose", False)
     return opts
+
+
+COMMON_OPTIONS = ("verbose",)
+"""Options every solver takes (read by :func:`solve_compiled` itself)."""
+
+CHECKED_SOLVERS = ("HIGHS", "CLARABEL")
+"""Solvers whose options :func:`check_solver_options` checks: the default solvers, whose
+option names (and value types) can be asked of the installed solver itself. Options of
+other solvers (SCS, OSQP, ...) go to cvxpy unchecked: their interfaces publish no list."""
+
+
+def _highs_option_problem(key: str, value: Any) -> str | None:
+    """Why HiGHS refuses ``key = value`` (asked of a scratch ``highspy.Highs``), or None."""
+    import highspy
+    _silence_highs_banner()
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)  # no "ERROR: unknown option" on the console
+    if h.getOptionType(key)[0] == highspy.HighsStatus.kError:
+        return "not a HiGHS option"
+    try:
+        bad = h.setOptionValue(key, value) == highspy.HighsStatus.kError
+    except (TypeError, ValueError):
+        bad = True
+    return f"HiGHS refuses the value {value!r}" if bad else None
+
+
+def _clarabel_option_problem(key: str, value: Any) -> str | None:
+    """Why cvxpy's Clarabel interface refuses ``key = value`` (set on a scratch
+    ``clarabel.DefaultSettings``, as cvxpy does), or None."""
+    import clarabel
+    if key in ("use_quad_obj", "accept_unknown"):  # read by cvxpy's interface itself
+        return None
+    settings = clarabel.DefaultSettings()
+    if key.startswith("_") or not hasattr(settings, key) or callable(getattr(settings, key)):
+        return "not a Clarabel setting (clarabel.DefaultSettings)"
+    try:
+        setattr(settings, key, value)
+    except (TypeError, ValueError, OverflowError):
+        return f"Clarabel refuses the value {value!r}"
+    return None
+
+
+def _option_problem(solver: str, key: str, value: Any) -> str | None:
+    """Why ``solver`` refuses the option ``key = value``, or None."""
+    if key in COMMON_OPTIONS:
+        return None
+    if solver == "CLARABEL":
+        return _clarabel_option_problem(key, value)
+    if key != "highs_options":
+        return _highs_option_problem(key, value)
+    if not isinstance(value, dict):
+        return f"highs_options must be a dict of HiGHS options, got {type(value).__name__}"
+    for k, v in value.items():
+        problem = _highs_option_problem(k, v) if isinstance(k, str) else "not a string"
+        if problem is not None:
+            return f"highs_options[{k!r}]: {problem}"
+    return None
+
+
+def check_solver_options(solver: str | None, options: dict) -> None:
+    """Refuse an option the solver does not know (or a value of the wrong type) before any
+    work, with an :class:`~mechdesign.errors.InvalidParameterError` naming it.
+
+    Checked for :data:`CHECKED_SOLVERS` only. With ``solver=None`` the default may be
+    either of them, so an option is accepted when one of them knows it (name the solver to
+    have the options checked against it alone).
+    """
+    names = [solver.upper()] if solver is not None else list(CHECKED_SOLVERS)
+    if not all(n in CHECKED_SOLVERS for n in names):
+        return
+    for key, value in options.items():
+        problems = [_option_problem(n, key, value) for n in names]
+        if all(p is not None for p in problems):
+            if solver is not None:
+                raise InvalidParameterError(
+                    f"solver option {key!r} refused for {names[0]}: {problems[0]}")
+            raise InvalidParameterError(
+                f"solver option {key!r} refused: {'; '.join(problems)} (with solver=None "
+                "mechdesign chooses HIGHS or CLARABEL; name the solver to pass its options)")
 
 
 class Deadline:
