@@ -39,6 +39,16 @@ def print_table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> None:
 
 
 # ------------------------------------------------------------------------------ output files
+PLOT_SUFFIXES = (".png", ".pdf", ".svg")
+"""Plot formats the commands write (rendered by matplotlib from the suffix)."""
+
+
+def plan_plot(path: str | os.PathLike[str], force: bool,
+              inputs: Iterable[str | os.PathLike[str]] = ()) -> Path:
+    """A plot file checked before computing: suffix, folder, existing file, inputs."""
+    return plan_outputs([check_suffix(path, PLOT_SUFFIXES)], force=force, inputs=inputs)[0]
+
+
 def _real(path: str | os.PathLike[str]) -> str:
     return os.path.realpath(os.path.abspath(path))
 
@@ -136,6 +146,28 @@ def plan_outputs(paths: Sequence[str | os.PathLike[str]], *, force: bool = False
         seen.append(real)
         planned.append(p)
     return planned
+
+
+def plan_folder_outputs(folder: str | os.PathLike[str], names: Sequence[str], *,
+                        force: bool = False, option: str = "--out") -> list[Path]:
+    """Files ``names`` in ``folder``, checked like :func:`plan_outputs`. A folder that does
+    not exist yet is allowed when its nearest existing ancestor is a writable directory
+    (create it with :func:`make_folder` just before writing)."""
+    d = Path(folder)
+    if d.exists() and not d.is_dir():
+        raise InvalidParameterError(f"{option} {str(d)!r} is not a directory")
+    if d.is_dir():
+        return plan_outputs([d / n for n in names], force=force, option=option)
+    ancestor = d.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    _check_folder(ancestor, str(d), option)
+    return [d / n for n in names]
+
+
+def make_folder(folder: str | os.PathLike[str]) -> None:
+    """Create a planned output folder (and its missing parents) if needed."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
 
 
 def _umask_mode() -> int:

@@ -6,7 +6,7 @@ MSEs with standard errors; then the same on the (c, eps) grid of Figs 1-2 and th
 grid of Fig. 3. With ``--out DIR`` it writes fig1.png ... fig5.png (Fig. 4: the trade-off
 curves of Q_2x3). The numbers come from
 :func:`~mechdesign.analysis.warner_comparison.compare_warner` and the figures from
-:func:`~mechdesign.plotting.warner.write_figures`; this module parses and formats.
+:func:`~mechdesign.plotting.warner.make_figures`; this module parses and formats.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,15 @@ from ..analysis.dont_know import (
 from ..analysis.simulation import SimulationResult
 from ..analysis.warner_comparison import ComparisonRow, WarnerComparison, compare_warner
 from ..errors import InvalidParameterError
-from ._output import fmt, print_table
+from ._output import (
+    add_force_argument,
+    fmt,
+    make_folder,
+    plan_folder_outputs,
+    print_table,
+    save_figure,
+    write_planned,
+)
 
 
 def _fmt(x: float, digits: int = 6) -> str:
@@ -126,14 +135,14 @@ def print_comparison(comparison: WarnerComparison) -> None:
 
 def cmd_compare_warner(args: argparse.Namespace) -> int:
     _check_args(args)
+    from ..plotting.warner import FIGURE_FILES
+
+    planned = (plan_folder_outputs(args.out, FIGURE_FILES, force=args.force) if args.out
+               else [])
     c = compare_warner(args.p, args.q, args.pi, args.n, args.c, args.eps, args.fig3_n,
                        args.fig3_dont_know, args.reps, args.seed, workers=args.workers,
                        progress=not (args.json or args.no_progress))
-    written: list[str] = []
-    if args.out:
-        from ..plotting.warner import write_figures
-
-        written = [str(path) for path in write_figures(c, args.out)]
+    written = [str(path) for path in planned]
 
     if args.json:
         def clean(r: dict) -> dict:
@@ -151,12 +160,26 @@ def cmd_compare_warner(args: argparse.Namespace) -> int:
             "mechanism": [clean(r) for r in _mechanism_rows(c.rows)],
             "grid": [clean(r) for r in _grid_rows(c.fig12, "1-2") + _grid_rows(c.fig3, "3")],
             "figures": written}, indent=2))
+        _write(c, args.out, planned, True)
         return 0
 
     print_comparison(c)
-    for name in written:
-        print(f"wrote {name}")
+    _write(c, args.out, planned, False)
     return 0
+
+
+def _write(c: WarnerComparison, folder: str | None, planned: list[Path],
+           json_mode: bool) -> None:
+    """Figs 1-5, each written atomically after the results print (the folder is made if
+    needed)."""
+    if not planned:
+        return
+    from ..plotting.warner import make_figures
+
+    make_folder(folder)
+    figs = make_figures(c)
+    write_planned([(path, save_figure(figs[path.name], 120)) for path in planned],
+                  to_stderr=json_mode)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -195,7 +218,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmd.add_argument("--workers", type=int, default=1,
                      help="processes for the simulations (results do not depend on it)")
     cmd.add_argument("--out", metavar="DIR",
-                     help="write fig1.png, fig2.png, fig3.png, fig4.png and fig5.png there")
+                     help="write fig1.png, fig2.png, fig3.png, fig4.png and fig5.png there "
+                          "(created if needed; existing figures need --force)")
+    add_force_argument(cmd)
     cmd.add_argument("--json", action="store_true",
                      help="machine-readable output (no progress line)")
     cmd.add_argument("--no-progress", action="store_true",

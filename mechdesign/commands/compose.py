@@ -6,7 +6,8 @@ import argparse
 import json
 import math
 from dataclasses import asdict
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,8 +26,11 @@ from ..analysis.privacy import epsilon_ldp
 from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ._output import fmt, print_table
+from ._output import add_force_argument, fmt, plan_plot, print_table, save_figure, write_planned
 from .check import resolve_mechanism
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 PROFILE_POINTS = 256
 PROFILE_FLOOR = 1e-15
@@ -81,7 +85,7 @@ def _bound_dicts(eps0: float, k: int, r: CompositionResult) -> list[dict]:
             for name, given, what, value in _bounds(eps0, k, r)]
 
 
-def _plot(comp: Composition, eps0: float, out: str) -> None:
+def _plot(comp: Composition, eps0: float) -> Figure:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -112,12 +116,14 @@ def _plot(comp: Composition, eps0: float, out: str) -> None:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    return fig
 
 
 def cmd_compose(args: argparse.Namespace) -> int:
     if not (args.epsilon or args.delta or args.out):
         raise InvalidParameterError("give --epsilon, --delta and/or --out")
+    inputs = [] if args.source in catalog.CATALOG else [args.source]
+    out = plan_plot(args.out, args.force, inputs) if args.out else None
     source = resolve_mechanism(args.source, args.params)
     m = source.to_mechanism() if isinstance(source, EvidentialMechanism) else source
     k = args.k
@@ -125,8 +131,6 @@ def cmd_compose(args: argparse.Namespace) -> int:
     comp = compose(m, k, method=args.method, grid=args.grid)
     results = [comp.delta(e) for e in args.epsilon or ()]
     results += [comp.epsilon(d) for d in args.delta or ()]
-    if args.out:
-        _plot(comp, eps0, args.out)
     if args.json:
         print(json.dumps({
             "mechanism": _describe(m, k, eps0), "k": k,
@@ -134,7 +138,8 @@ def cmd_compose(args: argparse.Namespace) -> int:
             "results": [{key: _json_number(v) for key, v in asdict(r).items()}
                         for r in results],
             "bounds": [b for r in results for b in _bound_dicts(eps0, k, r)],
-            "plot": args.out}, indent=2))
+            "plot": None if out is None else str(out)}, indent=2))
+        _write(comp, eps0, out, True)
         return 0
     print(_describe(m, k, eps0))
     if results:
@@ -147,9 +152,14 @@ def cmd_compose(args: argparse.Namespace) -> int:
         worst = results[0]
         print(f"worst input pair {worst.worst_pair}; {worst.n_pairs} distinct pair "
               f"distribution(s); {worst.n_atoms} atoms")
-    if args.out:
-        print(f"privacy profile written to {args.out}")
+    _write(comp, eps0, out, False)
     return 0
+
+
+def _write(comp: Composition, eps0: float, out: Path | None, json_mode: bool) -> None:
+    """The privacy profile plot (when asked), written atomically after the results print."""
+    if out is not None:
+        write_planned([(out, save_figure(_plot(comp, eps0), 110))], to_stderr=json_mode)
 
 
 def _positive_int(text: str) -> int:
@@ -182,5 +192,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--grid", type=float, default=DEFAULT_GRID,
                    help=f"grid step of the fallback (default {DEFAULT_GRID:g})")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--out", metavar="PNG", help="write the privacy profile delta(eps) here")
+    p.add_argument("--out", metavar="PNG", help="write the privacy profile delta(eps) here "
+                   "(.png, .pdf or .svg; an existing file needs --force)")
+    add_force_argument(p)
     p.set_defaults(func=cmd_compose)

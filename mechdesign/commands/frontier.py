@@ -15,7 +15,15 @@ from ..errors import InvalidParameterError
 from ..families import comparison_families
 from ..frontier import Frontier, frontier
 from ..problems import load_problem
-from ._output import fmt, print_table
+from ._output import (
+    add_force_argument,
+    fmt,
+    plan_plot,
+    print_table,
+    problem_inputs,
+    save_figure,
+    write_planned,
+)
 
 
 def parse_grid(text: str) -> np.ndarray:
@@ -56,16 +64,11 @@ def cmd_frontier(args: argparse.Namespace) -> int:
     eps = parse_grid(args.eps)
     if args.workers is not None and args.workers < 1:
         raise InvalidParameterError(f"--workers must be >= 1, got {args.workers}")
+    out = plan_plot(args.out, args.force, problem_inputs(pf)) if args.out else None
     f = frontier(pf.problem, eps, solver=args.solver, progress=not args.json,
                  workers=args.workers)
     families = {} if args.no_families else comparison_families(pf.problem, eps)
     obj = pf.problem.objective
-    if args.out:
-        ylabel = f"{type(obj).__name__} ({obj.sense})"
-        title = (f"{Path(args.file).name}: optimal value across epsilon "
-                 f"({type(pf.problem.privacy).__name__})")
-        fig = plot_frontier(f, families, title, ylabel)
-        fig.savefig(Path(args.out), dpi=120)
     if args.json:
         record = {"file": args.file, "title": pf.title, **f.to_dict(),
                   "families": {k: [float(x) if np.isfinite(x) else None for x in v]
@@ -81,8 +84,12 @@ def cmd_frontier(args: argparse.Namespace) -> int:
                          "-" if cert is None else str(cert.met),
                          *(fmt(float(v[i])) for v in families.values())))
         print_table(rows, ("epsilon", "value", "status", "achieved", "met", *families))
-        if args.out:
-            print(f"wrote {args.out}")
+    if out is not None:
+        ylabel = f"{type(obj).__name__} ({obj.sense})"
+        title = (f"{Path(args.file).name}: optimal value across epsilon "
+                 f"({type(pf.problem.privacy).__name__})")
+        fig = plot_frontier(f, families, title, ylabel)
+        write_planned([(out, save_figure(fig, 120))], to_stderr=args.json)
     bad = [float(e) for e, r in zip(f.epsilons, f.results, strict=True)
            if r.certificate is None or not r.certificate.met]
     if bad:
@@ -103,7 +110,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--eps", default="0.1:4:40", help="START:STOP:COUNT or e1,e2,... "
                    "(default 0.1:4:40)")
     p.add_argument("--solver", help="solver name (default: chosen by measurement)")
-    p.add_argument("--out", metavar="PNG", help="write the frontier plot here")
+    p.add_argument("--out", metavar="PNG", help="write the frontier plot here (.png, .pdf or "
+                   ".svg; checked before solving; an existing file needs --force)")
+    add_force_argument(p)
     p.add_argument("--workers", type=int, default=None,
                    help="processes for the sweep (default: a local pool for large sweeps, "
                         "else this process; 1: this process)")

@@ -20,7 +20,7 @@ from ..analysis.tradeoff import (
 from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ._output import fmt, print_table
+from ._output import add_force_argument, fmt, plan_plot, print_table, save_figure, write_planned
 from .check import _describe, resolve_mechanism
 
 KINDS = ("auto", "ordinary", "pessimistic", "optimistic")
@@ -57,6 +57,8 @@ def _num(x: float) -> float | None:
 
 
 def cmd_tradeoff(args: argparse.Namespace) -> int:
+    inputs = [] if args.source in catalog.CATALOG else [args.source]
+    out = plan_plot(args.out, args.force, inputs) if args.out else None
     m = resolve_mechanism(args.source, args.params)
     kind = args.kind
     if kind == "auto":
@@ -83,13 +85,6 @@ def cmd_tradeoff(args: argparse.Namespace) -> int:
                else epsilon_of_tradeoff(curve))
     ref = tradeoff_dp(ref_eps, curve.alphas, ref_delta) if math.isfinite(ref_eps) else None
     ref_name = "f_eps" if ref_delta == 0 else f"f_eps,delta (delta={fmt(ref_delta)})"
-    if args.out:
-        from ..plotting.tradeoff import plot_tradeoff
-
-        fig = plot_tradeoff({curve.label: curve}, ref_eps, reference_delta=ref_delta,
-                            title=f"{kind} trade-off, k = {args.k}")
-        out = Path(args.out)
-        fig.savefig(out, dpi=120)
     if args.json:
         print(json.dumps({
             "mechanism": _describe(m), "kind": kind, "label": curve.label,
@@ -98,7 +93,8 @@ def cmd_tradeoff(args: argparse.Namespace) -> int:
             "curve_epsilon": _num(own_eps),
             "convex": curve.is_convex,
             "breakpoints": [{"alpha": a, "beta": b} for a, b in curve.as_rows()],
-            "png": str(args.out) if args.out else None}, indent=2))
+            "png": str(out) if out else None}, indent=2))
+        _write(out, curve, ref_eps, ref_delta, f"{kind} trade-off, k = {args.k}", True)
         return 0
     print(_describe(m))
     print(f"{kind} trade-off {curve.label}, k = {args.k}: {len(curve)} breakpoints"
@@ -110,9 +106,19 @@ def cmd_tradeoff(args: argparse.Namespace) -> int:
             for (a, b), r in zip(curve.as_rows(),
                                  ref if ref is not None else [None] * len(curve), strict=True)]
     print_table(rows, header)
-    if args.out:
-        print(f"wrote {args.out}")
+    _write(out, curve, ref_eps, ref_delta, f"{kind} trade-off, k = {args.k}", False)
     return 0
+
+
+def _write(out: Path | None, curve: TradeoffCurve, ref_eps: float, ref_delta: float,
+           title: str, json_mode: bool) -> None:
+    """The PNG of the curve (when asked), written atomically after the results print."""
+    if out is None:
+        return
+    from ..plotting.tradeoff import plot_tradeoff
+
+    fig = plot_tradeoff({curve.label: curve}, ref_eps, reference_delta=ref_delta, title=title)
+    write_planned([(out, save_figure(fig, 120))], to_stderr=json_mode)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -140,5 +146,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="delta of the reference f_{eps,delta} (default 0; 1e-6 for an "
                         "ordinary curve with --k > 1)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--out", metavar="FILE.png", help="also write a PNG of beta against alpha")
+    p.add_argument("--out", metavar="FILE.png", help="also write a PNG of beta against alpha "
+                   "(.png, .pdf or .svg; an existing file needs --force)")
+    add_force_argument(p)
     p.set_defaults(func=cmd_tradeoff)

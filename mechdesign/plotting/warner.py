@@ -351,26 +351,33 @@ FIGURE_FILES = ("fig1.png", "fig2.png", "fig3.png", "fig4.png", "fig5.png")
 """The files :func:`write_figures` writes, in order."""
 
 
-def write_figures(comparison: WarnerComparison, out_dir: str | Path, *, dpi: int = 120
-                  ) -> list[Path]:
-    r"""Write the paper's Figs 1-5 of a comparison as ``fig1.png`` ... ``fig5.png``.
+def make_figures(comparison: WarnerComparison) -> dict[str, Figure]:
+    r"""The paper's Figs 1-5 of a comparison, by file name (:data:`FIGURE_FILES`, in order).
 
     ``comparison`` comes from
     :func:`~mechdesign.analysis.warner_comparison.compare_warner`: Figs 1-2 from its
     (c, eps) grid, Fig. 3 from its (n, eps) grid, Fig. 4 from the trade-off curves of
     Q_2x3(p, q) at its WLDP epsilon, Fig. 5 from its analysis, Q_lambda path and Shafer
-    simulation. ``out_dir`` is created if needed. Returns the paths written, in the order of
-    :data:`FIGURE_FILES`.
+    simulation. Nothing is written (``mechdesign compare-warner`` writes them atomically).
     """
     c = comparison
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     figs = (figure_1(c.fig12, c.pi), figure_2(c.fig12, c.pi), figure_3(c.fig3, c.pi),
             figure_4(figure_4_curves(c.p, c.q),
                      title=figure_4_title(c.p, c.q, c.analysis.epsilon_walley)),
             figure_5(c.analysis, c.path, c.shafer_simulated))
+    return dict(zip(FIGURE_FILES, figs, strict=True))
+
+
+def write_figures(comparison: WarnerComparison, out_dir: str | Path, *, dpi: int = 120
+                  ) -> list[Path]:
+    r"""Write the paper's Figs 1-5 of a comparison (:func:`make_figures`) as ``fig1.png``
+    ... ``fig5.png``. ``out_dir`` is created if needed. Returns the paths written, in the
+    order of :data:`FIGURE_FILES`.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, fig in zip(FIGURE_FILES, figs, strict=True):
+    for name, fig in make_figures(comparison).items():
         path = out / name
         fig.savefig(path, dpi=dpi)
         written.append(path)
