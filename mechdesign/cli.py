@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from types import FrameType
 from typing import NoReturn
 
 from .commands import MODULES
@@ -31,8 +34,69 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_INTERRUPTED = 130
+"""Exit status after Ctrl-C (SIGINT): 128 + 2, as a shell reports it."""
+
+EXIT_TERMINATED = 143
+"""Exit status after SIGTERM: 128 + 15."""
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by the CLI's SIGTERM handler. A BaseException, like
+    KeyboardInterrupt, so that no ``except Exception`` swallows it: it unwinds the stack
+    (process pools are shut down on the way) to :func:`main`."""
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> NoReturn:
+    raise Terminated(signum)
+
+
+def _install_sigterm_handler() -> Callable[[], None]:
+    """Turn SIGTERM into :class:`Terminated` while the CLI runs; returns the undo. Only in
+    the main thread (signal handlers can only be set there); a no-op elsewhere."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (0 ok, 2 bad input, 1 other failure)."""
+    """Run the CLI; returns the exit status (0 ok, 2 bad input, 1 other failure, 130 after
+    Ctrl-C, 143 after SIGTERM; an interrupt prints one line, ``mechdesign: interrupted``)."""
+    restore = _install_sigterm_handler()
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return _stopped("interrupted", EXIT_INTERRUPTED)
+    except Terminated:
+        return _stopped("terminated", EXIT_TERMINATED)
+    finally:
+        restore()
+
+
+def _stopped(what: str, status: int) -> int:
+    """One line on stderr after an interrupt; a second Ctrl-C while printing it is
+    ignored (the exit status is the same)."""
+    try:
+        sys.stderr.write(f"mechdesign: {what}\n")
+        sys.stderr.flush()
+    except (KeyboardInterrupt, Terminated, OSError):
+        pass
+    _stdout_to_devnull_if_broken()
+    return status
+
+
+def _stdout_to_devnull_if_broken() -> None:
+    """Flush stdout; if the reader is gone, point it at devnull (no second error at exit)."""
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, KeyboardInterrupt, Terminated):
+        _stdout_to_devnull()
+    except (OSError, ValueError):
+        pass
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)  # may print --help and exit

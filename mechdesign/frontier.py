@@ -17,10 +17,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import pickle
+import signal
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,11 +124,27 @@ class _Sweep:
                               build_time, solve_time, prob)
 
 
+_progress_open = False
+"""Whether a progress line (no newline yet) is on stderr: ended if the sweep is stopped."""
+
+
 def _tick(progress: bool, done: int, total: int) -> None:
+    global _progress_open
     if progress:
         print(f"\rfrontier: {done}/{total}", end="", file=sys.stderr, flush=True)
+        _progress_open = done < total
         if done == total:
             print(file=sys.stderr)
+
+
+def _end_progress_line() -> None:
+    """After an error or an interrupt: end a pending progress line, so that what follows
+    on stderr (the CLI's one-line message) starts on its own line."""
+    global _progress_open
+    if _progress_open:
+        _progress_open = False
+        with suppress(Exception):
+            print(file=sys.stderr, flush=True)
 
 
 def _sweep(problem: DesignProblem, epsilons: Sequence[float], solver: str | None,
@@ -191,6 +210,77 @@ def pool_workers(problem: DesignProblem, n_points: int, workers: int | None = No
     return int(workers)
 
 
+PARENT_POLL = 0.25
+"""Seconds between a pool worker's checks that the process that started it is alive."""
+
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def _die_with_parent() -> None:
+    """Linux: ask the kernel to SIGKILL this process when its parent dies (first line of
+    defence; the parent watch of :func:`_init_worker` covers other systems)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):  # no libc symbol: the watch thread still works
+        pass
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        time.sleep(PARENT_POLL)
+        if os.getppid() != parent:  # re-parented: the process that started us is gone
+            os._exit(1)
+
+
+def _init_worker(parent: int) -> None:
+    """Pool initializer: the worker ends when its parent dies, whichever signal ended it
+    (prctl on Linux, and a daemon thread polling ``os.getppid()``). Ctrl-C goes to the whole
+    foreground process group: the worker ignores it and the parent stops the pool; SIGTERM
+    gets its default action back (the CLI's handler, inherited by fork, is the parent's)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent()
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
+                     name="mechdesign-parent-watch").start()
+
+
+@contextmanager
+def process_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
+    """A process pool whose workers die with this process, and which is stopped at once
+    (queued futures cancelled, running workers terminated) when the block ends by an
+    exception or an interrupt; on normal exit it is shut down and joined."""
+    pool = ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(os.getpid(),))
+    try:
+        yield pool
+    except BaseException:
+        _stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel what is queued and end the workers now (SIGTERM, then SIGKILL after 2 s)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        with suppress(Exception):
+            proc.terminate()
+    deadline = time.monotonic() + 2.0
+    for proc in procs:
+        with suppress(Exception):
+            proc.join(max(0.0, deadline - time.monotonic()))
+            if proc.is_alive():
+                proc.kill()
+                proc.join(1.0)
+
+
 def _spread(executor: Executor, problem: DesignProblem, pieces: list[list[float]],
             solver: str | None, options: dict) -> list[Future]:
     return [executor.submit(_sweep, problem, p, solver, options, False) for p in pieces]
@@ -200,10 +290,15 @@ def _gather(futures: list[Future], sizes: list[int], done: int, total: int,
             progress: bool) -> list[DesignResult]:
     """The chunks' results in order, ticking progress as chunks complete."""
     size = dict(zip(futures, sizes, strict=True))
-    for f in as_completed(futures):
-        f.result()  # an error in a worker surfaces here
-        done += size[f]
-        _tick(progress, done, total)
+    try:
+        for f in as_completed(futures):
+            f.result()  # an error in a worker surfaces here
+            done += size[f]
+            _tick(progress, done, total)
+    except BaseException:
+        for f in futures:  # an error or an interrupt: nothing more is started
+            f.cancel()
+        raise
     return [r for f in futures for r in f.result()]
 
 
@@ -233,7 +328,7 @@ def _automatic(problem: DesignProblem, eps: np.ndarray, solver: str | None, opti
             _tick(progress, len(out), n)
         return out
     mine, *others = _pieces(rest, workers)
-    with ProcessPoolExecutor(len(others)) as pool:
+    with process_pool(len(others)) as pool:
         futures = _spread(pool, problem, others, solver, options)
         for e in mine:
             out.append(sweep.solve(e))
@@ -290,6 +385,19 @@ def frontier(problem: DesignProblem, epsilons: Sequence[float], *, solver: str |
     eps = check_epsilons(epsilons)
     if not hasattr(problem.privacy, "epsilon"):
         raise InvalidParameterError(f"{problem.privacy!r} has no epsilon to sweep")
+    try:
+        results = _run(problem, eps, solver, executor, workers, chunks, progress, options)
+    except BaseException:
+        _end_progress_line()
+        raise
+    values = np.array([np.nan if r.value is None else r.value for r in results])
+    return Frontier(eps, values, tuple(results))
+
+
+def _run(problem: DesignProblem, eps: np.ndarray, solver: str | None,
+         executor: Executor | None, workers: int | None, chunks: int | None, progress: bool,
+         options: dict) -> list[DesignResult]:
+    """The sweep of :func:`frontier`: on ``executor``, in this process, or on a pool."""
     if executor is not None:
         pieces = _pieces(eps, chunks or 2 * int(getattr(executor, "_max_workers", 2) or 2))
         results = _gather(_spread(executor, problem, pieces, solver, options),
@@ -302,8 +410,7 @@ def frontier(problem: DesignProblem, epsilons: Sequence[float], *, solver: str |
             results = _automatic(problem, eps, solver, options, n_workers, progress)
         else:
             pieces = _pieces(eps, chunks or n_workers)
-            with ProcessPoolExecutor(n_workers) as pool:
+            with process_pool(n_workers) as pool:
                 results = _gather(_spread(pool, problem, pieces, solver, options),
                                   [len(p) for p in pieces], 0, eps.size, progress)
-    values = np.array([np.nan if r.value is None else r.value for r in results])
-    return Frontier(eps, values, tuple(results))
+    return results
