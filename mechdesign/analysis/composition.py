@@ -62,6 +62,11 @@ SNAP_TOL = 1e-9
 (otherwise 0.1 / 1e-4 = 1000.0000000000001 moves up one step per composition). The shift this
 causes is added to the reported bracket."""
 
+MAX_COMPOSED_BINS = 4 * MAX_GRID_BINS
+"""Largest composed grid (bins) the fallback allocates. Coarsening keeps the loss range
+within :data:`MAX_GRID_BINS` bins, but rounding can add a bin per use, so a huge k (10^12)
+would need ~k bins: refused with a :class:`SizeLimitError` before allocating."""
+
 MAX_SUBSETS_K = 20
 """Murtagh-Vadhan by enumeration of the 2^k subsets: k <= 20."""
 
@@ -462,6 +467,26 @@ def coarsened_step(h: float, span: float) -> float:
     return h * 10.0 * decade  # pragma: no cover (rounding of log10)
 
 
+def _check_grid_size(groups: Sequence[tuple[LossAtoms, int]], h: float,
+                     pair: tuple[int, int]) -> None:
+    """Refuse, before allocating, a composed grid above :data:`MAX_COMPOSED_BINS` bins."""
+    span = sum(c * (float(a.losses[-1] - a.losses[0]) if a.n_atoms else 0.0)
+               for a, c in groups)
+    step = coarsened_step(h, span)
+    bins = 1
+    for a, c in groups:
+        if a.n_atoms:
+            x = a.losses / step
+            bins += c * max(int(np.ceil(x).max() - np.ceil(x).min()),
+                            int(np.floor(x).max() - np.floor(x).min()))
+    if bins > MAX_COMPOSED_BINS:
+        total = sum(c for _, c in groups)
+        raise SizeLimitError(
+            f"the grid composition of pair {pair} ({total} uses) needs {bins:.3g} bins, "
+            f"above the limit of {MAX_COMPOSED_BINS} (MAX_COMPOSED_BINS); use fewer uses "
+            "(a smaller k)")
+
+
 def _grid_bracket(groups: Sequence[tuple[LossAtoms, int]], h: float) -> _Bracket:
     span = sum(c * (float(a.losses[-1] - a.losses[0]) if a.n_atoms else 0.0)
                for a, c in groups)
@@ -773,6 +798,7 @@ def compose(mechanisms: Any, k: int = 1, *, pairs: Iterable | None = None,
                         f"{max_atoms} distinct privacy losses; use method='auto' or 'grid' "
                         "(a bracket) or raise max_atoms") from None
         if bracket is None:
+            _check_grid_size(groups, grid, pair)
             bracket = _grid_bracket(groups, grid)
         brackets.append((pair, bracket))
     return Composition(brackets, k * len(mechs))

@@ -47,9 +47,12 @@ def build_from_catalog(name: str, params: Sequence[str]) -> Mechanism | Evidenti
     kwargs: dict[str, Any] = {}
     for item in params:
         key, sep, value = item.partition("=")
-        if not sep or not key:
+        if not sep or not key.strip():
             raise InvalidParameterError(f"parameters are key=value, got {item!r}")
-        kwargs[key.strip()] = _parse_value(value.strip())
+        key = key.strip()
+        if key in kwargs:
+            raise InvalidParameterError(f"parameter {key!r} is given twice; give it once")
+        kwargs[key] = _parse_value(value.strip())
     sig = inspect.signature(ctor)
     unknown = [k for k in kwargs if k not in sig.parameters]
     if unknown:
