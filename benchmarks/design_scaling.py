@@ -1,7 +1,7 @@
 """Design scaling: mechdesign's design layer against the naive formulation, side by side.
 
-Four sections, each measured in this one process (issue 3, item 6; formulations in
-``reference/design_formulations.md``):
+Five sections, the first four measured in this one process (issue 3, item 6; formulations
+in ``reference/design_formulations.md``), the fifth in one fresh subprocess per run:
 
 1. ``ldp``: pure eps-LDP with an arbitrary loss (uniform random k x k loss, seed 0, uniform
    prior, eps = 1). Ours, ``DesignProblem(LDP, ExpectedLoss).solve()`` end to end (build,
@@ -23,6 +23,14 @@ Four sections, each measured in this one process (issue 3, item 6; formulations 
    by column generation from k = 9, beside the full program up to k = 11)
    and with a uniform prior (the symmetric closed form, subset selection), with the
    reference values of the formula sheet.
+5. ``memory``: the measurement behind ``BYTES_PER_NONZERO`` and ``MEMORY_BUDGET`` in
+   ``mechdesign/design/solvers.py`` (the estimate ``check_memory`` uses to refuse designs
+   before building). Pure LDP with ExpectedLoss on section 1's random loss, solved with
+   HiGHS and with Clarabel, each run in a fresh ``python -c`` subprocess: its peak RSS
+   after the solve minus its peak RSS after the imports and a k = 5 warm-up solve of the
+   same solver, per estimated constraint nonzero (the library's own estimate,
+   ``LDP.n_nonzeros(k, k) + k k``), beside the library's constant; then the largest k the
+   budget admits and the peak extrapolated to it.
 
 Times are wall-clock seconds (``time.perf_counter``). Tables go to stdout, progress to
 stderr. HiGHS prints a banner on stdout at the first ``Highs()`` of a process whatever its
@@ -32,6 +40,7 @@ and the solvers) runs with stdout sent to stderr so that the tables stay clean.
     python benchmarks/design_scaling.py            # full run (about 45 minutes on 2 cores)
     python benchmarks/design_scaling.py --quick    # smoke run, under a minute
     python benchmarks/design_scaling.py --only metric
+    python benchmarks/design_scaling.py --only memory   # section 5 alone (a few minutes)
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import json
 import math
 import os
 import platform
@@ -62,10 +72,15 @@ from mechdesign.design import (
     staircase,
 )
 from mechdesign.design.result import DesignResult
-from mechdesign.design.solvers import LP_CLARABEL_ABOVE
+from mechdesign.design.solvers import (
+    BYTES_PER_NONZERO,
+    LP_CLARABEL_ABOVE,
+    MEMORY_BUDGET,
+    check_memory,
+)
 from mechdesign.design.staircase import solve_estimation
 from mechdesign.design.symmetry import grid_symmetries
-from mechdesign.errors import MechdesignError
+from mechdesign.errors import MechdesignError, SizeLimitError
 from mechdesign.neighbors import greedy_spanner
 
 EPS = 1.0
@@ -480,10 +495,141 @@ def section_estimation(quick: bool) -> None:
            "matrix", "solver"], rows)
 
 
+# ---------------------------------------------------------------------------- section 5
+MEMORY_MARK = "MEMORY_RESULT "
+"""Prefix of the one JSON line a memory child prints (HiGHS may print on stdout too)."""
+MEMORY_TIMEOUT = 3600.0
+"""Seconds; a memory child still running after this is stopped and reported as failed."""
+
+# Run as ``python -c MEMORY_CHILD <benchmarks dir> <solver> <k>``. ru_maxrss is the
+# process's high-water mark (KiB on Linux): the baseline is taken after the imports, the
+# loss matrix (the user's input, k^2 floats) and a k = 5 warm-up solve of the same solver;
+# the peak right after the measured solve (build, compile, solve, certify). cvxpy's
+# constraint matrix is compiled again only after the peak has been read.
+MEMORY_CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+import cvxpy as cp
+import numpy as np
+import mechdesign as md
+from design_scaling import MEMORY_MARK, random_loss
+solver, k = sys.argv[2], int(sys.argv[3])
+def peak():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(random_loss(5))).solve(solver=solver)
+L = random_loss(k)
+base = peak()
+t = time.perf_counter()
+res = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L)).solve(solver=solver)
+seconds = time.perf_counter() - t
+top = peak()
+prob = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L))._compile()[0]
+nnz = int(prob.get_problem_data(solver)[0]["A"].nnz)
+print(MEMORY_MARK + json.dumps({"k": k, "solver": solver, "base": base, "peak": top,
+      "seconds": seconds, "nnz": nnz, "used": res.solver, "status": str(res.status),
+      "numpy": np.__version__, "cvxpy": cp.__version__}), flush=True)
+"""
+
+
+def estimated_nnz(k: int) -> int:
+    """The library's estimate for a k x k pure-LDP design (as ``DesignProblem._feasible``
+    forms it: the notion's privacy nonzeros plus k n for the rows)."""
+    return LDP(EPS).n_nonzeros(k, k, {}) + k * k
+
+
+def memory_child(solver: str, k: int) -> dict:
+    """One fresh process: the result line it printed, or ``{"error": ...}``."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        proc = subprocess.run([sys.executable, "-c", MEMORY_CHILD, here, solver, str(k)],
+                              capture_output=True, text=True, timeout=MEMORY_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return {"error": f"stopped after {MEMORY_TIMEOUT:g} s"}
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MEMORY_MARK)]
+    if proc.returncode != 0 or not lines:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"error": f"exit {proc.returncode}: {tail}"}
+    return json.loads(lines[-1][len(MEMORY_MARK):])
+
+
+def largest_admitted_k(limit: int = 1 << 20) -> int:
+    """The largest k whose k x k pure-LDP design ``check_memory`` lets through (bisection;
+    the estimate grows with k)."""
+    lo, hi = 1, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        try:
+            check_memory(estimated_nnz(mid), "probe")
+            lo = mid
+        except SizeLimitError:
+            hi = mid - 1
+    return lo
+
+
+def section_memory(quick: bool) -> None:
+    print("\n== 5. Memory per constraint nonzero: the constants of "
+          "mechdesign/design/solvers.py ==")
+    print(f"DesignProblem(LDP({EPS:g}), ExpectedLoss(random k x k loss)).solve(solver=...), "
+          "each run in a fresh subprocess. peak = the child's ru_maxrss after the solve minus "
+          "its ru_maxrss after\nthe imports, the loss and a k = 5 warm-up solve of the same "
+          "solver (MiB = 2^20 B). est. nnz = LDP.n_nonzeros(k, k) + k^2 (what check_memory "
+          "is given);\ncvxpy nnz = nonzeros of cvxpy's compiled constraint matrix for that "
+          f"solver. margin = BYTES_PER_NONZERO ({BYTES_PER_NONZERO:,} B) / measured B per "
+          "est. nnz (> 1: the constant\ncovers the run); constant B = that constant, side by side.")
+    rows = []
+    worst, base_max = 0.0, 0
+    measured: dict[str, list[tuple[int, int]]] = {}
+    for k in ([60, 100] if quick else [100, 200, 300, 400]):
+        for solver in ("HIGHS", "CLARABEL"):
+            progress(f"memory k={k}: {solver} (fresh process)")
+            r = memory_child(solver, k)
+            est = estimated_nnz(k)
+            if "error" in r:
+                rows.append([k, solver, f"{est:,}", "-", "-", "-", "-", f"{BYTES_PER_NONZERO:,}",
+                             "-", "-", r["error"]])
+                continue
+            above = max(r["peak"] - r["base"], 0)
+            per = above / est
+            worst = max(worst, per)
+            if above > 0:
+                measured.setdefault(solver, []).append((est, above))
+            used = r["status"] if r["used"] == solver else f"{r['status']} ({r['used']})"
+            base_max = max(base_max, r["base"])
+            rows.append([k, solver, f"{est:,}", f"{r['nnz']:,}", f"{r['base'] / 2**20:.0f}",
+                         f"{above / 2**20:.1f}", f"{per:.0f}", f"{BYTES_PER_NONZERO:,}",
+                         f"{BYTES_PER_NONZERO / per:.1f}x" if per > 0 else "inf",
+                         fs(r["seconds"]), used])
+    table("5a. peak memory above the warmed-up baseline, per estimated nonzero",
+          ["k", "solver", "est. nnz", "cvxpy nnz", "baseline MiB", "above baseline MiB",
+           "B / est. nnz", "constant B", "margin", "solve s", "status"], rows)
+    k_max = largest_admitted_k()
+    est = estimated_nnz(k_max)
+    print(f"\n5b. MEMORY_BUDGET = {MEMORY_BUDGET / 2**30:g} GiB at BYTES_PER_NONZERO = "
+          f"{BYTES_PER_NONZERO:,} B admits pure LDP up to k = m = {k_max:,} "
+          f"({est:,} estimated nonzeros, {est * BYTES_PER_NONZERO / 2**30:.2f} GiB by the "
+          "constant).")
+    if worst > 0:
+        print(f"    Extrapolated at k = {k_max:,} from the largest measured "
+              f"{worst:.0f} B / est. nnz: {est * worst / 2**30:.2f} GiB above the baseline "
+              f"({est * worst / MEMORY_BUDGET:.0%} of MEMORY_BUDGET), "
+              f"{(est * worst + base_max) / 2**30:.2f} GiB with the largest baseline.")
+    # B / nnz grows with k (fill-in): also a power law through each solver's two largest runs
+    for solver, points in measured.items():
+        if len(points) < 2:
+            continue
+        (e1, a1), (e2, a2) = points[-2:]
+        power = math.log(a2 / a1) / math.log(e2 / e1)
+        need = a2 * (est / e2) ** power
+        print(f"    {solver}: peak ~ nnz^{power:.2f} through its two largest runs; at k = "
+              f"{k_max:,}: {need / 2**30:.2f} GiB above the baseline, {need / est:.0f} B / "
+              f"est. nnz (margin {BYTES_PER_NONZERO * est / need:.1f}x).")
+    sys.stdout.flush()
+
+
 # ---------------------------------------------------------------------------- main
 SECTIONS = {"ldp": section_ldp, "solvers": section_solvers, "metric": section_metric,
-            "estimation": section_estimation}
-ALIASES = {"1": "ldp", "2": "solvers", "3": "metric", "4": "estimation"}
+            "estimation": section_estimation, "memory": section_memory}
+ALIASES = {"1": "ldp", "2": "solvers", "3": "metric", "4": "estimation", "5": "memory"}
 
 
 def cpu_model() -> str:
