@@ -74,10 +74,10 @@ the distance; they must agree. The public entry points are :func:`load_problem` 
 
 from __future__ import annotations
 
-import csv
 import itertools
 import math
 import numbers
+import os
 import re
 import tomllib
 from collections.abc import Callable
@@ -106,6 +106,7 @@ from .design import (
     grid_symmetries,
 )
 from .errors import FileFormatError, SizeLimitError, ValidationError
+from .io import PSEUDO_FILESYSTEMS, csv_numbers, csv_rows, read_text_limited
 from .neighbors import distance_matrix
 
 MAX_SIZE = 10_000
@@ -113,6 +114,8 @@ MAX_SIZE = 10_000
 
 MAX_ENTRIES = 10_000_000
 """Largest matrix (loss or distance) a problem file may build or read."""
+
+OPT_IN = "opt in with allow_outside=True (Python) or --allow-outside-paths (command line)"
 
 SECTIONS = ("title", "description", "privacy", "objective", "inputs", "outputs", "expected")
 
@@ -208,9 +211,10 @@ class ProblemFile:
 class _Reader:
     """Validation helpers that prefix every message with the file name and the key."""
 
-    def __init__(self, name: str, base: Path | None) -> None:
+    def __init__(self, name: str, base: Path | None, allow_outside: bool = False) -> None:
         self.name = name
         self.base = base
+        self.allow_outside = allow_outside
 
     def fail(self, where: str, message: str, cls: type[ValidationError] = FileFormatError
              ) -> ValidationError:
@@ -343,31 +347,48 @@ class _Reader:
         return A
 
     def csv(self, name: str, where: str, *, allow_inf: bool) -> np.ndarray:
-        path = Path(name)
-        if not path.is_absolute() and self.base is not None:
-            path = self.base / path
-        if not path.is_file():
+        """A numeric CSV file named by the problem file (see :meth:`resolve` for the file
+        policy). Errors name the file, the row (its line) and the column and say what was
+        expected; they never contain the file's data."""
+        path = self.resolve(name, where)
+        if not path.exists():
             raise self.fail(where, f"no such CSV file: {str(path)!r}")
-        if path.stat().st_size > 40 * MAX_ENTRIES:
-            raise self.fail(where, f"{str(path)!r} is too large", SizeLimitError)
         try:
-            text = path.read_text()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise self.fail(where, f"cannot read {str(path)!r}: {exc}") from None
-        rows = [r for r in csv.reader(text.splitlines()) if any(c.strip() for c in r)]
-        if not rows:
-            raise self.fail(where, f"{str(path)!r} has no rows")
-        out = []
-        for i, r in enumerate(rows):
-            try:
-                out.append([float(c) for c in r])
-            except ValueError:
-                raise self.fail(where, f"{path.name} row {i + 1} has a non-numeric cell: "
-                                       f"{r!r}") from None
-        widths = {len(r) for r in out}
-        if len(widths) != 1:
-            raise self.fail(where, f"{path.name} rows have different lengths {sorted(widths)}")
-        return self._finite(np.array(out, dtype=float), where, allow_inf)
+            rows = csv_rows(read_text_limited(path, repr(name), refuse_pseudo=True), name)
+            if not rows:
+                raise FileFormatError(f"{name} has no rows")
+            if len(rows) * len(rows[0][1]) > MAX_ENTRIES:
+                raise SizeLimitError(f"{name} has more than {MAX_ENTRIES} entries")
+            return np.array(csv_numbers(rows, name, allow_inf=allow_inf), dtype=float)
+        except ValidationError as exc:
+            raise self.relay(where, exc) from None
+
+    def resolve(self, name: str, where: str) -> Path:
+        """The path a problem file names, under the file policy: relative to the problem
+        file's folder (the working directory for text without a file), and inside it once
+        resolved; absolute paths, ``..`` escapes and symbolic links out of the folder are
+        refused unless ``allow_outside``. Files under /proc, /sys and /dev never."""
+        raw = Path(name)
+        folder = self.base if self.base is not None else Path.cwd()
+        path = raw if raw.is_absolute() else folder / raw
+        real = Path(os.path.realpath(path))
+        for pseudo in PSEUDO_FILESYSTEMS:
+            if real.is_relative_to(pseudo):
+                raise self.fail(where, f"{name!r} is a file of {pseudo}, which problem files "
+                                       "may never read")
+        if self.allow_outside:
+            return path
+        rule = (f"paths in a problem file are relative to its folder and may not leave it; "
+                f"{OPT_IN}")
+        if raw.is_absolute():
+            raise self.fail(where, f"absolute path {name!r} refused: {rule}")
+        real_folder = Path(os.path.realpath(folder))
+        if not real.is_relative_to(real_folder):
+            lexical = Path(os.path.abspath(path)).is_relative_to(os.path.abspath(folder))
+            how = "a symbolic link leads" if lexical else "'..' leads"
+            raise self.fail(where, f"{name!r} refused: {how} outside the problem file's folder "
+                                   f"{str(folder)!r}; {rule}")
+        return path
 
 
 def path_graph(labels: list) -> nx.Graph:
@@ -405,32 +426,65 @@ def euclidean_grid(rows: int, cols: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------ parsing
-def load_problem(path: str | Path) -> ProblemFile:
-    """Read a problem file (TOML); CSV paths inside it are relative to its directory."""
+def load_problem(path: str | Path, *, allow_outside: bool = False) -> ProblemFile:
+    """Read a problem file (TOML).
+
+    Paths inside it (CSV matrices) are relative to its folder and may not leave it: an
+    absolute path, a ``..`` escape or a symbolic link whose target is outside the folder is
+    refused with :class:`~mechdesign.errors.FileFormatError` unless ``allow_outside=True``.
+    Every file read must be a regular file of at most :data:`mechdesign.io.MAX_FILE_BYTES` (64 MiB)
+    (:class:`~mechdesign.errors.SizeLimitError` above); nothing under /proc, /sys or /dev
+    is read. No error message contains data read from a file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The problem file.
+    allow_outside : bool, default False
+        Let the file name paths outside its folder (absolute, ``..``, symbolic links).
+    """
     p = Path(path)
-    if not p.is_file():
+    if not p.exists() or p.is_dir():
         raise FileFormatError(f"no such problem file: {str(p)!r}")
-    try:
-        text = p.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FileFormatError(f"cannot read {str(p)!r}: {exc}") from None
-    return loads_problem(text, base=p.parent, name=p.name, path=p)
+    text = read_text_limited(p, repr(str(p)), refuse_pseudo=True)
+    return loads_problem(text, base=p.parent, name=p.name, path=p, allow_outside=allow_outside)
 
 
 def loads_problem(text: str, base: str | Path | None = None, name: str = "<problem>",
-                  path: Path | None = None) -> ProblemFile:
-    """Parse TOML text into a :class:`ProblemFile` (see the module docstring)."""
+                  path: Path | None = None, *, allow_outside: bool = False) -> ProblemFile:
+    """Parse TOML text into a :class:`ProblemFile` (see the module docstring).
+
+    CSV paths resolve against ``base`` (default: the working directory) and may not leave
+    it unless ``allow_outside`` (see :func:`load_problem`).
+    """
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise FileFormatError(f"{name}: malformed TOML: {exc}") from None
-    return problem_from_dict(data, base=base, name=name, path=path)
+    except RecursionError:
+        raise FileFormatError(f"{name}: malformed TOML: nested too deeply to parse") from None
+    return problem_from_dict(data, base=base, name=name, path=path,
+                             allow_outside=allow_outside)
 
 
 def problem_from_dict(data: dict, base: str | Path | None = None, name: str = "<problem>",
-                      path: Path | None = None) -> ProblemFile:
-    """Build a :class:`ProblemFile` from parsed TOML data (plain dicts, lists, numbers)."""
-    rd = _Reader(name, None if base is None else Path(base))
+                      path: Path | None = None, *, allow_outside: bool = False
+                      ) -> ProblemFile:
+    """Build a :class:`ProblemFile` from parsed TOML data (plain dicts, lists, numbers).
+
+    ``base`` and ``allow_outside`` are the file policy of :func:`load_problem`. Data nested
+    too deeply to validate is refused with :class:`~mechdesign.errors.FileFormatError`.
+    """
+    rd = _Reader(name, None if base is None else Path(base), allow_outside)
+    try:
+        return _problem(rd, data, path)
+    except RecursionError:
+        raise rd.fail("file", "nested too deeply to read") from None
+
+
+def _problem(rd: _Reader, data: dict, path: Path | None) -> ProblemFile:
+    """The body of :func:`problem_from_dict`."""
+    name = rd.name
     if not isinstance(data, dict):
         raise rd.fail("file", f"expected a TOML table, got {type(data).__name__}")
     for key in data:

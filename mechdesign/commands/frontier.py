@@ -60,7 +60,7 @@ def plot_frontier(f: Frontier, families: dict[str, np.ndarray], title: str,
 
 
 def cmd_frontier(args: argparse.Namespace) -> int:
-    pf = load_problem(args.file)
+    pf = load_problem(args.file, allow_outside=args.allow_outside_paths)
     eps = parse_grid(args.eps)
     if args.workers is not None and args.workers < 1:
         raise InvalidParameterError(f"--workers must be >= 1, got {args.workers}")
@@ -107,6 +107,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "response; for a yes/no evidential problem, the \"don't know\" "
                     "mechanisms Q_2x3 at c = 1 (Warner), .9, .7, .5 at the same privacy).")
     p.add_argument("file", help="problem file (.toml)")
+    p.add_argument("--allow-outside-paths", action="store_true",
+                   help="let the problem file name files outside its folder (absolute "
+                        "paths, '..', symbolic links); refused by default")
     p.add_argument("--eps", default="0.1:4:40", help="START:STOP:COUNT or e1,e2,... "
                    "(default 0.1:4:40)")
     p.add_argument("--solver", help="solver name (default: chosen by measurement)")

@@ -202,7 +202,7 @@ DEFAULT_TIME_LIMIT = 600.0
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    pf = load_problem(args.file)
+    pf = load_problem(args.file, allow_outside=args.allow_outside_paths)
     planned = _plan_out(args, pf)
     out = planned[0] if planned else None
     with warnings.catch_warnings(record=True) as caught:
@@ -251,6 +251,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "privacy measured on the returned matrix. Exit status 1 when there is no "
                     "certified mechanism or the file's [expected] value is missed.")
     p.add_argument("file", help="problem file (.toml)")
+    p.add_argument("--allow-outside-paths", action="store_true",
+                   help="let the problem file name files outside its folder (absolute "
+                        "paths, '..', symbolic links); refused by default")
     p.add_argument("--json", action="store_true",
                    help="machine-readable output; its 'mechanism' key is read back by "
                         "'mechdesign check'")
