@@ -221,6 +221,26 @@ PY_CASES = [
      SizeLimitError, r"30 x 30 = 900"),
     ("verify-not-stochastic", lambda: verify_exact([[0.5, 0.6], [0.5, 0.5]], "ldp", 1.0),
      InvalidMechanismError, r"row 0 of matrix sums to 1\.1"),
+    # ---- issue 12, item 4: inputs that used to get through or blame the wrong argument
+    ("matrix-numeric-string", lambda: md.Mechanism([["0.5", 0.5], [0.5, 0.5]]),
+     ValidationError, r"\[0, 0\]"),
+    ("matrix-bool", lambda: md.Mechanism([[True, False], [0.5, 0.5]]), ValidationError,
+     r"\[0, 0\]"),
+    ("label-nan", lambda: md.Mechanism([[0.5, 0.5], [0.5, 0.5]], inputs=[math.nan, 1]),
+     ValidationError, r"nan"),
+    ("constraint-bool", lambda: DesignProblem(LDP(1.0), ExpectedLoss(H3),
+                                              constraints={"flag": lambda Q: True}).solve(),
+     ValidationError, r"'flag'"),
+    ("constraint-expression", lambda: DesignProblem(
+        LDP(1.0), ExpectedLoss(H3), constraints={"oops": lambda Q: Q[0, 0] + 1}).solve(),
+     ValidationError, r"'oops'"),
+    ("constraints-list", lambda: DesignProblem(LDP(1.0), ExpectedLoss(H3),
+                                               constraints=[lambda Q: Q[0, 0] >= 0]),
+     InvalidParameterError, r"constraints"),
+    ("inputs-int", lambda: DesignProblem(LDP(1.0), ExpectedLoss(H3), inputs=5),
+     InvalidParameterError, r"inputs"),
+    ("solver-option-unknown", lambda: DesignProblem(LDP(1.0), ExpectedLoss(H3)).solve(
+        solver="CLARABEL", no_such_option=1), InvalidParameterError, r"no_such_option"),
 ]
 
 

@@ -193,3 +193,21 @@ def test_a_huge_composition_is_refused_before_allocating(capsys):
 def test_a_missing_folder_is_refused_before_computing(tmp_path, capsys):
     code, stdout, err = run(["solve", KRR, "--out", tmp_path / "nope" / "q.csv"], capsys)
     assert code == 2 and stdout == "" and "nope" in err
+
+
+HOSTILE_FILES = [  # (name, content, command, expected fragment of the one error line)
+    ("deep.json", "[" * 100_000 + "]" * 100_000, "check", "nested too deeply"),
+    ("wide.csv", "0.5," + "1" * 200_000 + "\n", "check", "longer than 131072"),
+    ("deep.toml", '[privacy]\nnotion = "ldp"\nepsilon = 1.0\nx = ' + "[" * 5000 + "1"
+     + "]" * 5000 + "\n", "solve", "nested too deeply"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "command", "fragment"), HOSTILE_FILES,
+                         ids=[h[0] for h in HOSTILE_FILES])
+def test_hostile_files_give_one_typed_line(tmp_path, capsys, name, content, command,
+                                           fragment):
+    path = tmp_path / name
+    path.write_text(content)
+    code, _, err = run([command, path], capsys)
+    assert code == 2 and fragment in err and err.count("\n") == 1
