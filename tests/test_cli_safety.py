@@ -22,6 +22,13 @@ from mechdesign.cli import main
 KRR = Path(__file__).resolve().parent.parent / "problems" / "krr_hamming.toml"
 
 
+def _ldp_problem(path: Path, loss: str) -> Path:
+    """A pure-LDP expected-loss problem file with the given loss line(s)."""
+    path.write_text('[privacy]\nnotion = "ldp"\nepsilon = 1.0\n[objective]\n'
+                    f'kind = "expected_loss"\n{loss}\nprior = "uniform"\n')
+    return path
+
+
 def run(args, capsys):
     code = main([str(a) for a in args])
     out = capsys.readouterr()
@@ -43,16 +50,7 @@ def test_an_existing_file_is_not_replaced_without_force(tmp_path, capsys):
 
 def test_an_input_of_the_run_is_never_replaced(tmp_path, capsys):
     (tmp_path / "L.csv").write_text("0,1,1\n1,0,1\n1,1,0\n")
-    p = tmp_path / "p.toml"
-    p.write_text(textwrap.dedent("""
-        [privacy]
-        notion = "ldp"
-        epsilon = 1.0
-        [objective]
-        kind = "expected_loss"
-        loss = "L.csv"
-        prior = "uniform"
-    """))
+    p = _ldp_problem(tmp_path / "p.toml", 'loss = "L.csv"')
     before = (tmp_path / "L.csv").read_text()
     for target in ("L.csv", "p.toml"):
         code, _, err = run(["solve", p, "--out", tmp_path / target, "--force"], capsys)
@@ -105,18 +103,7 @@ SLOW = textwrap.dedent("""
 
 
 def _big_problem(tmp_path: Path) -> Path:
-    p = tmp_path / "big.toml"
-    p.write_text(textwrap.dedent("""
-        [privacy]
-        notion = "ldp"
-        epsilon = 1.0
-        [objective]
-        kind = "expected_loss"
-        loss = "absolute"
-        k = 120
-        prior = "uniform"
-    """))
-    return p
+    return _ldp_problem(tmp_path / "big.toml", 'loss = "absolute"\nk = 120')
 
 
 def _start(args, tmp_path):
