@@ -208,3 +208,17 @@ def test_bns_approx_to_pure_protocol():
 def test_bad_mechanism_input():
     with pytest.raises(InvalidMechanismError, match="row 0"):
         mix_with_uniform([[0.5, 0.6], [0.5, 0.5]], 0.1)
+
+
+def test_kov_decomposition_of_nearly_equal_rows():
+    # CI found a pair at eps ~ 1e-16 whose G row summed to 0.5: the rows' rounding divided
+    # by e^eps - 1. Decomposed at max(own eps, 1e-6), G's rows sum to the pair's rows.
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        row = rng.dirichlet(np.ones(3))
+        Q = np.vstack([row, row * (1 + rng.normal(0, 1e-15, 3))])
+        Q[1] /= Q[1].sum()
+        dec = kov_decomposition(md.Mechanism(Q))
+        assert dec.epsilon >= 1e-6
+        np.testing.assert_allclose(dec.G.matrix.sum(axis=1), Q.sum(axis=1), atol=1e-12)
+        np.testing.assert_allclose(dec.rr.matrix @ dec.G.matrix, Q, atol=1e-12)

@@ -18,6 +18,9 @@ from ..errors import InvalidMechanismError, InvalidParameterError, MechdesignErr
 from ..mechanism import Mechanism
 from .privacy import deletion_delta_at, delta_ldp, epsilon_ldp, pairwise_log_ratios
 
+KOV_MIN_EPSILON = 1e-6
+"""Smallest default epsilon of :func:`kov_decomposition` (pairs that are nearly equal)."""
+
 DECOMPOSITION_TOL = 1e-9
 """Largest residual ``max |Q[[x, x']] - RR(eps) @ G|`` accepted by :func:`kov_decomposition`,
 and largest negative entry of G clipped to zero."""
@@ -251,7 +254,9 @@ def kov_decomposition(m: Any, x: int = 0, x_prime: int = 1,
     Inverting the 2 x 2 RR matrix gives the unique G:
     ``G_0 = P + (P - P') / (e^eps - 1)``, ``G_1 = P' + (P' - P) / (e^eps - 1)``, which is
     non-negative exactly when the pair is eps-private. ``epsilon`` defaults to the pair's own
-    epsilon ``max_y |ln(P[y] / P'[y])|``; a smaller one raises. The factorisation is verified.
+    epsilon ``max_y |ln(P[y] / P'[y])|``, at least :data:`KOV_MIN_EPSILON` (below it the
+    division by ``e^eps - 1`` amplifies the rows' rounding past the tolerance; a larger eps
+    is always a valid decomposition); a smaller one raises. The factorisation is verified.
     """
     mech = as_mechanism(m)
     n = mech.n_inputs
@@ -271,7 +276,7 @@ def kov_decomposition(m: Any, x: int = 0, x_prime: int = 1,
             raise InvalidParameterError(
                 f"inputs {x} and {x_prime} are not eps-LDP for any finite eps "
                 "(an output has probability 0 under one of them only)")
-        eps = own
+        eps = max(own, KOV_MIN_EPSILON)
     else:
         eps = check_epsilon(epsilon)
         if own > eps + 1e-12:
@@ -285,7 +290,13 @@ def kov_decomposition(m: Any, x: int = 0, x_prime: int = 1,
         a = b = 0.5
     else:
         em1 = math.expm1(eps)
-        G = np.vstack([P + (P - Pp) / em1, Pp + (Pp - P) / em1])
+        # the rows' difference sums to 0 up to rounding, which the division by e^eps - 1
+        # amplifies (a row of G summed to 0.5 at eps ~ 1e-16); that component is removed
+        # along the rows' own support, so each row of G sums to its row of Q
+        D = P - Pp
+        w = P + Pp
+        D = D - D.sum() * w / w.sum()
+        G = np.vstack([P + D / em1, Pp - D / em1])
         a = 1.0 / (1.0 + math.exp(-eps))
         b = 1.0 / (1.0 + math.exp(eps)) if eps < 700 else 0.0
     if G.min() < -DECOMPOSITION_TOL:
