@@ -195,6 +195,8 @@ class ProblemFile:
     path : Path or None
     data : dict
         The parsed TOML (plain data).
+    files_read : tuple of Path
+        Every file the problem names and the reader opened (CSV tables), as resolved.
     """
 
     title: str
@@ -205,6 +207,7 @@ class ProblemFile:
     description: str = ""
     path: Path | None = None
     data: dict = field(default_factory=dict, repr=False)
+    files_read: tuple[Path, ...] = ()
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -215,6 +218,7 @@ class _Reader:
         self.name = name
         self.base = base
         self.allow_outside = allow_outside
+        self.files_read: list[Path] = []
 
     def fail(self, where: str, message: str, cls: type[ValidationError] = FileFormatError
              ) -> ValidationError:
@@ -377,6 +381,7 @@ class _Reader:
                 raise self.fail(where, f"{name!r} is a file of {pseudo}, which problem files "
                                        "may never read")
         if self.allow_outside:
+            self.files_read.append(path)
             return path
         rule = (f"paths in a problem file are relative to its folder and may not leave it; "
                 f"{OPT_IN}")
@@ -388,6 +393,7 @@ class _Reader:
             how = "a symbolic link leads" if lexical else "'..' leads"
             raise self.fail(where, f"{name!r} refused: {how} outside the problem file's folder "
                                    f"{str(folder)!r}; {rule}")
+        self.files_read.append(path)
         return path
 
 
@@ -538,7 +544,8 @@ def _problem(rd: _Reader, data: dict, path: Path | None) -> ProblemFile:
         raise rd.relay("the problem", exc) from None
     expected = None if exp is None else _expected(rd, exp)
     return ProblemFile(title=title, problem=problem, expected=expected, privacy=notion_desc,
-                       objective=obj_desc, description=description, path=path, data=data)
+                       objective=obj_desc, description=description, path=path, data=data,
+                       files_read=tuple(rd.files_read))
 
 
 def _sized(rd: _Reader, table: dict, section: str, minimum: int) -> tuple[list | None,

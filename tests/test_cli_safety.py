@@ -98,12 +98,13 @@ def test_a_read_only_folder_is_refused_before_computing(tmp_path, capsys):
 SLOW = textwrap.dedent("""
     import sys
     from mechdesign.cli import main
+    print("ready", flush=True)  # imported: a signal from now on reaches main()
     sys.exit(main(sys.argv[1:]))
 """)
 
 
 def _big_problem(tmp_path: Path) -> Path:
-    return _ldp_problem(tmp_path / "big.toml", 'loss = "absolute"\nk = 120')
+    return _ldp_problem(tmp_path / "big.toml", 'loss = "absolute"\nk = 200')
 
 
 def _start(args, tmp_path):
@@ -132,7 +133,9 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
 def test_ctrl_c_prints_one_line_and_exits_130(tmp_path):
     proc = _start(["solve", _big_problem(tmp_path), "--solver", "HIGHS"], tmp_path)
-    time.sleep(3.0)  # imports, building, the start of the solve
+    assert proc.stdout.readline().strip() == "ready"  # not during the imports (a loaded
+    time.sleep(1.5)  # machine took longer than a fixed wait); then building and solving
+    # (k = 200 takes about 10 s in HiGHS: the signal lands inside the solve)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err

@@ -21,6 +21,8 @@ from ..errors import FileFormatError, InvalidParameterError
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from ..problems import ProblemFile
+
 
 def fmt(x: float) -> str:
     """A number with 10 significant digits; ``inf`` for non-private."""
@@ -257,35 +259,6 @@ def add_force_argument(parser: argparse.ArgumentParser) -> None:
                         help="replace existing output files (never an input of the run)")
 
 
-def _csv_references(data: object) -> list[str]:
-    """Every CSV reference in a parsed problem file: ``{csv = "..."}`` values and strings
-    ending in ``.csv`` (at any depth)."""
-    found: list[str] = []
-    if isinstance(data, dict):
-        ref = data.get("csv")
-        if isinstance(ref, str):
-            found.append(ref)
-        for value in data.values():
-            found += _csv_references(value)
-    elif isinstance(data, list | tuple):
-        for value in data:
-            found += _csv_references(value)
-    elif isinstance(data, str) and data.lower().endswith(".csv"):
-        found.append(data)
-    return found
-
-
-def problem_inputs(pf: object) -> list[Path]:
-    """The files a loaded problem file read: the file itself and its CSV references
-    (relative ones resolved against the file's folder). Uses the reader's own list when it
-    exposes one (``files_read``)."""
-    path = getattr(pf, "path", None)
-    files = [Path(path)] if path is not None else []
-    exposed = getattr(pf, "files_read", None)
-    if exposed is not None:
-        return files + [Path(f) for f in exposed]
-    base = Path(path).parent if path is not None else Path(".")
-    for ref in _csv_references(getattr(pf, "data", {})):
-        ref_path = Path(ref)
-        files.append(ref_path if ref_path.is_absolute() else base / ref_path)
-    return files
+def problem_inputs(pf: ProblemFile) -> list[Path]:
+    """The files a loaded problem file read: the file itself and the files it named."""
+    return ([pf.path] if pf.path is not None else []) + list(pf.files_read)
