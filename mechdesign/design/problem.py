@@ -413,8 +413,9 @@ class DesignProblem:
         ``solvers.MEMORY_BUDGET`` is refused with ``SizeLimitError`` before it is built. With the
         solver left to the default, an attempt that ends inaccurate, fails, claims
         infeasibility of a problem that is feasible by construction (no user
-        constraints) or unboundedness (impossible without user constraints: Q is
-        bounded), or whose certified optimality gap exceeds :data:`GAP_TOL`, is re-solved
+        constraints) or unboundedness (impossible without user constraints and without
+        variables of a custom objective's own: Q is bounded), or whose certified
+        optimality gap exceeds :data:`GAP_TOL`, is re-solved
         with the other solver (LPs: HiGHS <-> Clarabel, and HiGHS simplex for the gap;
         conic programs: SCS after Clarabel), last by Clarabel at
         :data:`STRICT_INFEASIBILITY` for a claim, and the better certified answer is kept;

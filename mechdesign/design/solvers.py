@@ -213,9 +213,13 @@ class Deadline:
     def expired(self) -> bool:
         return self.limit is not None and time.monotonic() - self.start >= self.limit
 
+    def stopped(self, what: str) -> str:
+        """``what`` stopped at the limit (the message of an error raised for it)."""
+        return f"{what} stopped at the time limit of {self.limit:g} s"
+
     def note(self) -> str:
-        return (f"stopped at the time limit of {self.limit:g} s: the best point found so "
-                "far, not the optimum")
+        """The note on a result returned when the limit stopped its program."""
+        return self.stopped("the program") + ": the best point found so far, not the optimum"
 
 
 INTERRUPT_POLL = 0.05

@@ -102,7 +102,7 @@ def solve_sublinear(objective: InformationObjective, epsilon: float,
     res = linprog(-mu, A_eq=S, b_eq=np.ones(k), bounds=(0, None), method="highs",
                   options=opts)
     if res.status == 1 and deadline is not None and deadline.expired:
-        raise SolverFailedError(f"staircase LP {deadline.note().split(':')[0]}")
+        raise SolverFailedError(deadline.stopped("the staircase LP"))
     if res.status != 0:
         raise SolverFailedError(f"staircase LP failed: {res.message}")
     Q = _support(S, res.x)
@@ -380,8 +380,8 @@ def _solve_with_retries(prob: cp.Problem, v: cp.Variable, name: str, options: di
         _rewarn(reserve[1])
         return reserve[0]
     if deadline is not None and deadline.expired:
-        raise SolverFailedError(f"{name} on the staircase estimation program "
-                                + deadline.note().split(":")[0])
+        raise SolverFailedError(deadline.stopped(f"{name} on the staircase estimation "
+                                                 "program"))
     raise SolverFailedError(f"{name} failed on the staircase estimation program ("
                             + "; ".join(failures) + ")")
 
