@@ -102,13 +102,28 @@ SLOW = textwrap.dedent("""
     sys.exit(main(sys.argv[1:]))
 """)
 
+# The same, but compiling the program announces itself and then waits: a signal sent after
+# "solving" lands inside the command's solve, however fast this machine is.
+IN_SOLVE = textwrap.dedent("""
+    import sys, time
+    import cvxpy
+    from mechdesign.cli import main
+    original = cvxpy.Problem.get_problem_data
+    def announced(self, *args, **kwargs):
+        print("solving", flush=True)
+        time.sleep(60)
+        return original(self, *args, **kwargs)
+    cvxpy.Problem.get_problem_data = announced
+    sys.exit(main(sys.argv[1:]))
+""")
+
 
 def _big_problem(tmp_path: Path) -> Path:
     return _ldp_problem(tmp_path / "big.toml", 'loss = "absolute"\nk = 200')
 
 
-def _start(args, tmp_path):
-    return subprocess.Popen([sys.executable, "-c", SLOW, *map(str, args)], cwd=tmp_path,
+def _start(args, tmp_path, script=SLOW):
+    return subprocess.Popen([sys.executable, "-c", script, *map(str, args)], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -132,10 +147,9 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
 def test_ctrl_c_prints_one_line_and_exits_130(tmp_path):
-    proc = _start(["solve", _big_problem(tmp_path), "--solver", "HIGHS"], tmp_path)
-    assert proc.stdout.readline().strip() == "ready"  # not during the imports (a loaded
-    time.sleep(1.5)  # machine took longer than a fixed wait); then building and solving
-    # (k = 200 takes about 10 s in HiGHS: the signal lands inside the solve)
+    proc = _start(["solve", _big_problem(tmp_path), "--solver", "HIGHS"], tmp_path, IN_SOLVE)
+    lines = iter(proc.stdout.readline, "")
+    assert "solving" in (line.strip() for line in lines)  # inside the command's solve call
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
