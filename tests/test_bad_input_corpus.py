@@ -4,7 +4,7 @@ distances, mechanism files), which it does not repeat.
 
 * Python: each case raises a typed :class:`~mechdesign.errors.ValidationError` whose message
   matches a regex containing the offending value.
-* CLI: ``mechdesign.cli.main([...])`` returns non-zero, prints exactly one line on stderr
+* CLI: ``mechdesign.cli.main.main([...])`` returns non-zero, prints exactly one line on stderr
   starting ``mechdesign: error:`` that names the value, and no traceback.
 * Problem files are data only: expressions in a file are strings and are refused where a
   number or a name is expected; nothing is evaluated.
@@ -23,17 +23,14 @@ import pytest
 
 import mechdesign as md
 from mechdesign import losses
-from mechdesign.analysis import (
+from mechdesign.accounting import (
     amplification,
     belief_composition,
-    blackwell,
     composition,
-    conversions,
     sequential,
     tradeoff,
 )
-from mechdesign.analysis.verify import verify_exact
-from mechdesign.cli import main
+from mechdesign.cli.main import main
 from mechdesign.design import (
     LDP,
     SLDP,
@@ -54,7 +51,9 @@ from mechdesign.errors import (
     SizeLimitError,
     ValidationError,
 )
-from mechdesign.problems import load_problem, loads_problem
+from mechdesign.io.problems import load_problem, loads_problem
+from mechdesign.privacy import blackwell, conversions
+from mechdesign.privacy.verify import verify_exact
 
 W = md.warner(0.75)
 H3 = losses.hamming(3)

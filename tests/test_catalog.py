@@ -30,9 +30,9 @@ from mechdesign import (
     unary_encoding,
     warner,
 )
-from mechdesign.analysis.verify import verify_exact
 from mechdesign.catalog import CATALOG, MAX_UNARY_K, TINY, max_epsilon
 from mechdesign.errors import InvalidParameterError
+from mechdesign.privacy.verify import verify_exact
 
 EPS = st.floats(0.0, 8.0)
 

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import all_events, brute_bel, brute_pl, evidential_mechanisms, mechanisms
+from tests.strategies import all_events, brute_bel, brute_pl, evidential_mechanisms, mechanisms
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import mechanisms, stochastic_matrices
+from tests.strategies import mechanisms, stochastic_matrices
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats

@@ -1,1 +1,0 @@
-"""Analyzers: what a given mechanism guarantees. numpy/scipy only (never cvxpy)."""

@@ -1,0 +1,158 @@
+"""Monte Carlo surveys (mechdesign.estimation.simulation): agreement with the closed forms
+within four standard errors, exact reproducibility across chunkings of the work, and the
+statistics themselves recomputed from the same draws by hand."""
+
+from __future__ import annotations
+
+import math
+import time
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+
+import numpy as np
+import pytest
+
+import mechdesign as md
+from mechdesign.errors import InvalidParameterError
+from mechdesign.estimation.estimators import (
+    covariance_inverse,
+    estimate_dont_know,
+    estimate_q_lambda,
+    estimate_warner,
+    variance_dont_know,
+    variance_q_lambda,
+    variance_warner,
+)
+from mechdesign.estimation.simulation import simulate, simulate_dont_know
+
+
+@pytest.mark.parametrize(("p", "q", "pi", "n"), [
+    (0.6, 0.2, 0.3, 100),      # the sheet's sanity example, default pi and n
+    (0.75, 0.25, 0.5, 40),     # p + q = 1: Warner
+    (0.05, 0.01, 0.3, 10),     # many surveys with N1 + N2 = 0 are redrawn
+    (0.6, 0.2, 0.3, 10**6),    # a million respondents per survey
+])
+def test_dont_know_simulation_within_four_standard_errors(p, q, pi, n):
+    sim = simulate_dont_know(p, q, pi, n, reps=4000, seed=2022)
+    exact = variance_dont_know(p, q, pi, n)
+    assert abs(sim.mse - exact) <= 4 * sim.stderr
+    assert sim.reps == 4000 and sim.n == n
+    # the conditional estimator is unbiased: |bias| within 4 standard errors of the mean
+    assert abs(sim.bias) <= 4 * math.sqrt(exact / sim.reps)
+
+
+def test_redraws_are_counted_and_condition_on_n1_plus_n2_positive():
+    # P(N1 + N2 = 0) = (1 - c)^n = 0.94^10 = 0.539: more than half the first draws redrawn
+    sim = simulate_dont_know(0.05, 0.01, 0.3, 10, reps=2000, seed=1)
+    assert 0.45 * 2000 < sim.redrawn < 3 * 2000
+    kept = simulate_dont_know(0.05, 0.01, 0.3, 10, reps=200, seed=1, redraw_undefined=False)
+    assert math.isnan(kept.mse) and kept.redrawn == 0
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.3, 1.0])
+def test_q_lambda_and_warner_simulations(lam):
+    est = partial(estimate_q_lambda, p=0.6, q=0.2, lam=lam)
+    sim = simulate(md.q_lambda(0.6, 0.2, lam), est, 0.3, 200, reps=3000, seed=5)
+    assert abs(sim.mse - variance_q_lambda(0.6, 0.2, lam, 0.3, 200)) <= 4 * sim.stderr
+    w = simulate(md.warner(0.8), partial(estimate_warner, p=0.8), 0.1, 50, 3000, seed=6)
+    assert abs(w.mse - variance_warner(0.8, 0.1, 50)) <= 4 * w.stderr
+
+
+def test_general_inverse_estimator_against_exact_covariance():
+    mech = md.randomized_response(3, 1.0)
+    prior = np.array([0.2, 0.3, 0.5])
+    sim = simulate(mech, "inverse", prior, 500, reps=4000, seed=9)
+    exact = float(np.trace(covariance_inverse(mech, prior, 500)))
+    assert abs(sim.mse - exact) <= 4 * sim.stderr
+    assert sim.bias.shape == (3,) and sim.mean.shape == (3,)
+    for name in ("projected", "mle"):
+        other = simulate(mech, name, prior, 500, reps=300, seed=9)
+        assert other.mse <= sim.mse * 1.5  # both near the inverse's error; not wildly off
+    again = simulate(mech, "inverse", prior, 500, reps=4000, seed=9)
+    assert again == sim and not sim.bias.flags.writeable  # records with arrays compare
+    binary = simulate(md.warner(0.7), "inverse", 0.3, 100, reps=2000, seed=3)
+    assert abs(binary.mse - variance_warner(0.7, 0.3, 100)) <= 4 * binary.stderr
+
+
+def test_statistics_recomputed_by_hand_from_the_same_draws():
+    # one chunk: the draws are rng(SeedSequence(seed).spawn(1)[0]).multinomial(...)
+    p, q, pi, n, reps = 0.6, 0.2, 0.3, 30, 500
+    sim = simulate_dont_know(p, q, pi, n, reps, seed=123, chunk_size=reps)
+    rng = np.random.default_rng(np.random.SeedSequence(123).spawn(1)[0])
+    probs = np.array([pi * p + (1 - pi) * q, pi * q + (1 - pi) * p, 1 - p - q])
+    counts = rng.multinomial(n, probs / probs.sum(), size=reps)
+    est = estimate_dont_know(counts, p, q)
+    assert not np.isnan(est).any()  # (1 - c)^n = 0.2^30: no redraw here
+    se = (est - pi) ** 2
+    assert sim.mse == pytest.approx(se.mean(), rel=1e-12)
+    assert sim.variance == pytest.approx(est.var(ddof=1), rel=1e-12)
+    assert sim.bias == pytest.approx(est.mean() - pi, rel=1e-10, abs=1e-15)
+    assert sim.stderr == pytest.approx(se.std(ddof=1) / math.sqrt(reps), rel=1e-12)
+    # several chunks combine (Chan et al.) to the statistics of the concatenated draws
+    chunked = simulate_dont_know(p, q, pi, n, reps, seed=123, chunk_size=128)
+    children = np.random.SeedSequence(123).spawn(4)
+    parts = [np.random.default_rng(s).multinomial(n, probs / probs.sum(), size=size)
+             for s, size in zip(children, [128, 128, 128, 116], strict=True)]
+    est = estimate_dont_know(np.concatenate(parts), p, q)
+    se = (est - pi) ** 2
+    assert chunked.mse == pytest.approx(se.mean(), rel=1e-12)
+    assert chunked.variance == pytest.approx(est.var(ddof=1), rel=1e-12)
+    assert chunked.stderr == pytest.approx(se.std(ddof=1) / math.sqrt(reps), rel=1e-12)
+
+
+def test_results_do_not_depend_on_workers_or_executor():
+    kw = {"reps": 2000, "seed": 42, "chunk_size": 250}
+    serial = simulate_dont_know(0.6, 0.2, 0.3, 100, **kw)
+    processes = simulate_dont_know(0.6, 0.2, 0.3, 100, workers=2, **kw)
+    with ThreadPoolExecutor(3) as pool:
+        threads = simulate_dont_know(0.6, 0.2, 0.3, 100, executor=pool, **kw)
+    assert serial == processes == threads  # bit for bit
+    again = simulate_dont_know(0.6, 0.2, 0.3, 100, **kw)
+    assert again == serial
+    other_seed = simulate_dont_know(0.6, 0.2, 0.3, 100, reps=2000, seed=43, chunk_size=250)
+    assert other_seed.mse != serial.mse
+
+
+def test_progress_goes_to_stderr(capsys):
+    simulate_dont_know(0.6, 0.2, 0.3, 100, reps=300, seed=1, chunk_size=100, progress=True)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "300/300 surveys" in captured.err and "100/300" in captured.err
+
+
+def test_a_thousand_surveys_of_a_million_respondents_is_fast():
+    # a guard against a per-respondent or per-survey Python loop (those take minutes); the
+    # measured time is about a millisecond, the bound is generous for slow machines
+    start = time.perf_counter()
+    sim = simulate_dont_know(0.6, 0.2, 0.3, 10**6, reps=1000, seed=0)
+    assert time.perf_counter() - start < 2.0
+    assert sim.reps == 1000
+
+
+def _bad_shape(counts):
+    return np.zeros((counts.shape[0], 2))
+
+
+@pytest.mark.parametrize(("call", "needle"), [
+    (lambda: simulate_dont_know(0.3, 0.3, 0.5, 10), "0.3"),
+    (lambda: simulate_dont_know(0.6, 0.2, 0.3, 10, reps=1), "1"),
+    (lambda: simulate_dont_know(0.6, 0.2, 0.3, 0), "0"),
+    (lambda: simulate_dont_know(0.6, 0.2, 1.3, 10), "1.3"),
+    (lambda: simulate_dont_know(0.6, 0.2, 0.3, 10, seed=-4), "-4"),
+    (lambda: simulate_dont_know(0.6, 0.2, 0.3, 10, seed="x"), "'x'"),
+    (lambda: simulate(md.warner(0.7), "median", 0.3, 10), "median"),
+    (lambda: simulate(md.warner(0.7), _bad_shape, 0.3, 10, reps=5), "(5, 2)"),
+    (lambda: simulate(md.randomized_response(3, 1.0), "inverse", 0.3, 10), "0.3"),
+    (lambda: simulate(md.warner(0.7), "inverse", [0.3, 0.6], 10), "[0.3, 0.6]"),
+])
+def test_bad_input(call, needle):
+    with pytest.raises(InvalidParameterError) as info:
+        call()
+    assert needle in str(info.value)
+
+
+def test_estimator_undefined_almost_surely_raises():
+    # every survey is all "don't know": the estimator is never defined
+    with pytest.raises(InvalidParameterError, match="undefined"):
+        simulate(md.Mechanism([[0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]),
+                 partial(estimate_dont_know, p=0.6, q=0.2), 0.3, 10, reps=2)
