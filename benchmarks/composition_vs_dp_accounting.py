@@ -22,8 +22,8 @@ from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.pld import privacy_loss_distribution as pldlib
 
 import mechdesign as md
-from mechdesign.analysis.amplification import shuffle_epsilon
-from mechdesign.analysis.composition import compose, epsilon_composed
+from mechdesign.accounting.amplification import shuffle_epsilon
+from mechdesign.accounting.composition import compose, epsilon_composed
 
 DELTA = 1e-6
 GRIDS = (1e-4, 1e-5)

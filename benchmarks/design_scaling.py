@@ -1,7 +1,7 @@
 """Design scaling: mechdesign's design layer against the naive formulation, side by side.
 
 Five sections, the first four measured in this one process (issue 3, item 6; formulations
-in ``reference/design_formulations.md``), the fifth in one fresh subprocess per run:
+in ``docs/formulations.md``), the fifth in one fresh subprocess per run:
 
 1. ``ldp``: pure eps-LDP with an arbitrary loss (uniform random k x k loss, seed 0, uniform
    prior, eps = 1). Ours, ``DesignProblem(LDP, ExpectedLoss).solve()`` end to end (build,
@@ -491,7 +491,7 @@ def section_estimation(quick: bool) -> None:
         rows.append([k, f"{eps:g}", fs(total), res.structure.get("d"), fv(res.value), check,
                      built, res.solver])
     table("4c. uniform prior: symmetric reduction (d-subset selection, closed form over d)",
-          ["k", "eps", "total s", "d", "value", "reference (design_formulations.md)",
+          ["k", "eps", "total s", "d", "value", "reference (docs/formulations.md)",
            "matrix", "solver"], rows)
 
 

@@ -1,7 +1,7 @@
 """A 50-point privacy-accuracy frontier at k = 50 against 50 independent solves (issue 5).
 
 Side by side in one process, each timed ``--repeats`` times (the best run is printed, the
-machine may be shared): ``mechdesign.frontier.frontier`` (compiled once with epsilon as
+machine may be shared): ``mechdesign.frontier.sweep.frontier`` (compiled once with epsilon as
 cvxpy parameters) in its default automatic mode, sequentially (``workers=1``) and on a
 process pool of 2 (``workers=2``), against ``DesignProblem.solve()`` at each epsilon. Prints
 the solver path each side used, times, the ratio independent / frontier and the largest
@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 import mechdesign as md
-from mechdesign.frontier import frontier
+from mechdesign.frontier.sweep import frontier
 
 
 def _best(fn, repeats: int):

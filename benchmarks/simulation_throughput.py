@@ -1,10 +1,10 @@
 """Simulation throughput: respondents per second of mechdesign's survey simulator against
 per-respondent baselines, measured side by side in one process.
 
-The experiment is the paper's (Li et al. 2022, s.5 of reference/belief_ldp.md): surveys of n
+The experiment is the paper's (Li et al. 2022, s.5 of docs/belief_functions.md): surveys of n
 respondents answering Q_2x3(0.6, 0.2) with pi = 0.3, the MLE per survey, the MSE over surveys.
 
-* mechdesign: :func:`mechdesign.analysis.simulation.simulate_dont_know` (one multinomial
+* mechdesign: :func:`mechdesign.estimation.simulation.simulate_dont_know` (one multinomial
   draw per batch of surveys, no loop over respondents or surveys);
 * baseline A, a Python loop over respondents (``random.random()`` per respondent);
 * baseline B, ``numpy.random.Generator.choice`` once per respondent;
@@ -24,8 +24,8 @@ import time
 
 import numpy as np
 
-from mechdesign.analysis.estimation import estimate_dont_know
-from mechdesign.analysis.simulation import simulate_dont_know
+from mechdesign.estimation.estimators import estimate_dont_know
+from mechdesign.estimation.simulation import simulate_dont_know
 
 P, Q, PI = 0.6, 0.2, 0.3
 PROBS = np.array([PI * P + (1 - PI) * Q, PI * Q + (1 - PI) * P, 1 - P - Q])

@@ -1,5 +1,5 @@
 """Verification at scale: solve N random design problems and check every returned mechanism
-in exact rational arithmetic at its target (:func:`mechdesign.analysis.verify.verify_exact`,
+in exact rational arithmetic at its target (:func:`mechdesign.privacy.verify.verify_exact`,
 tolerance 0) and with the float measures, and compare the value of every linear design with
 an independent reference optimum (a naive pairwise LP solved by scipy's HiGHS).
 
@@ -9,7 +9,7 @@ Usage::
                                      [--time-limit 60]
 
 Case ``i`` is generated from seed ``start + i`` by ``case_from_seed`` in
-``tests/test_design_fuzz.py`` (the same machinery the CI tests use; its docstring lists the
+:mod:`mechdesign.testing.fuzz` (the same machinery the CI tests use; its docstring lists the
 ranges and the reference LPs), so any case can be replayed::
 
     python benchmarks/verify_fuzz.py --replay 1234
@@ -38,7 +38,7 @@ A case can show several failures (``flags``); its category is the first in that 
 severity: error, hang, false_infeasible, no_mechanism, float_fail, exact_fail,
 above_target, beaten_optimal. The target is 0 failures.
 
-``--pick-ci`` prints the CI seed set of ``tests/test_design_fuzz.py`` (every (notion,
+``--pick-ci`` prints the CI seed set of ``tests/design/test_design_fuzz.py`` (every (notion,
 objective) pair and every range, fast seeds first) with the failures among them, as
 ``CI_SEEDS`` and ``KNOWN_FAILING_SEEDS``.
 """
@@ -58,9 +58,7 @@ import warnings
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from test_design_fuzz import (
+from mechdesign.testing.fuzz import (
     CASE_TIME_LIMIT,
     FAILED,
     LOSS_KINDS,

@@ -4,7 +4,7 @@ A survey statistician choosing between "lie with probability q" (Warner) and "sa
 know" (Q_2x3 of Li et al. 2022) wants, for their own p, q, pi and n: the privacy under both
 semantics, the exact variance of the estimate, a simulation that confirms it, and figures.
 The command and this example call the same two functions:
-``mechdesign.analysis.warner_comparison.compare_warner`` (every number) and
+``mechdesign.studies.warner_comparison.compare_warner`` (every number) and
 ``mechdesign.plotting.write_figures`` (fig1.png ... fig5.png).
 
     python examples/warner_vs_dont_know.py [OUT_DIR]      (default: ./warner_figures)
@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import mechdesign as md
-from mechdesign.analysis.dont_know import FIGURE3_N, FIGURE_C, FIGURE_EPSILONS
-from mechdesign.analysis.warner_comparison import compare_warner
-from mechdesign.commands.compare_warner import print_comparison
+from mechdesign.cli.compare_warner import print_comparison
+from mechdesign.estimation.dont_know import FIGURE3_N, FIGURE_C, FIGURE_EPSILONS
 from mechdesign.plotting import write_figures
+from mechdesign.studies.warner_comparison import compare_warner
 
 P, Q, PI, N, REPS, SEED = 0.6, 0.2, 0.3, 100, 1000, 2022
 

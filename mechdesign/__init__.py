@@ -6,7 +6,7 @@ Conventions: rows are inputs, columns are outputs, ``Q[x, y] = P(y | x)``. Non-p
 """
 
 from . import errors, losses
-from .analysis.amplification import (
+from .accounting.amplification import (
     ShuffleBound,
     ShuffleDelta,
     shuffle_delta,
@@ -14,8 +14,8 @@ from .analysis.amplification import (
     shuffle_to_ldp,
     subsampled,
 )
-from .analysis.belief_composition import BeliefComposition, belief_composition, compose_evidential
-from .analysis.belief_tradeoff import (
+from .accounting.belief_composition import BeliefComposition, belief_composition, compose_evidential
+from .accounting.belief_tradeoff import (
     holds_theorem,
     optimistic_function,
     pessimistic_function,
@@ -23,8 +23,7 @@ from .analysis.belief_tradeoff import (
     tradeoff_pessimistic,
     tradeoff_sldp,
 )
-from .analysis.blackwell import garbling, is_garbling_of
-from .analysis.composition import (
+from .accounting.composition import (
     Composition,
     CompositionBound,
     CompositionResult,
@@ -43,54 +42,7 @@ from .analysis.composition import (
     privacy_loss_atoms,
     privacy_profile,
 )
-from .analysis.conversions import (
-    DeletionRepair,
-    Guarantee,
-    KOVDecomposition,
-    PureConversion,
-    PureLDPProtocol,
-    approx_to_pure,
-    approx_to_pure_epsilon,
-    approx_to_pure_protocol,
-    deletion_reference,
-    deletion_to_replacement,
-    kov_decomposition,
-    mix_with_uniform,
-    pure_to_approx_epsilon,
-    replacement_to_deletion,
-    to_pure_deletion,
-)
-from .analysis.dont_know import DontKnowAnalysis, dont_know_analysis
-from .analysis.estimation import (
-    CramerRao,
-    binomial_inverse_moment,
-    covariance_inverse,
-    cramer_rao,
-    estimate_dont_know,
-    estimate_inverse,
-    estimate_mle,
-    estimate_projected,
-    estimate_q_lambda,
-    estimate_warner,
-    project_simplex,
-    variance_dont_know,
-    variance_q_lambda,
-    variance_warner,
-)
-from .analysis.privacy import (
-    EPSILON_TOL,
-    DeletionPrivacy,
-    delta_deletion,
-    delta_ldp,
-    epsilon_deletion,
-    epsilon_ldp,
-    epsilon_metric,
-    epsilon_sldp,
-    epsilon_wldp,
-    hockey_stick,
-)
-from .analysis.report import privacy_report
-from .analysis.sequential import (
+from .accounting.sequential import (
     GroupPrivacy,
     SequentialPrivacy,
     advanced_grouposition,
@@ -98,8 +50,7 @@ from .analysis.sequential import (
     sequential_composition,
     sequential_epsilon,
 )
-from .analysis.simulation import SimulationResult, simulate, simulate_dont_know
-from .analysis.tradeoff import (
+from .accounting.tradeoff import (
     GaussianApproximation,
     TradeoffCurve,
     convex_conjugate,
@@ -115,8 +66,6 @@ from .analysis.tradeoff import (
     tradeoff_function_dp,
     tradeoff_gaussian,
 )
-from .analysis.verify import Verification, verify_exact
-from .analysis.warner_comparison import WarnerComparison, compare_warner
 from .catalog import (
     deletion_counterexample,
     dont_know,
@@ -160,11 +109,62 @@ from .errors import (
     UncertifiedDesignError,
     ValidationError,
 )
+from .estimation.dont_know import DontKnowAnalysis, dont_know_analysis
+from .estimation.estimators import (
+    CramerRao,
+    binomial_inverse_moment,
+    covariance_inverse,
+    cramer_rao,
+    estimate_dont_know,
+    estimate_inverse,
+    estimate_mle,
+    estimate_projected,
+    estimate_q_lambda,
+    estimate_warner,
+    project_simplex,
+    variance_dont_know,
+    variance_q_lambda,
+    variance_warner,
+)
+from .estimation.simulation import SimulationResult, simulate, simulate_dont_know
 from .evidential import EvidentialMechanism
-from .io import load_mechanism, save_mechanism
+from .io.matrices import load_mechanism, save_mechanism
+from .io.problems import Expected, ProblemFile, load_problem, loads_problem, problem_from_dict
 from .mechanism import Mechanism
 from .neighbors import distance_matrix, line_distance
-from .problems import Expected, ProblemFile, load_problem, loads_problem, problem_from_dict
+from .privacy.blackwell import garbling, is_garbling_of
+from .privacy.conversions import (
+    DeletionRepair,
+    Guarantee,
+    KOVDecomposition,
+    PureConversion,
+    PureLDPProtocol,
+    approx_to_pure,
+    approx_to_pure_epsilon,
+    approx_to_pure_protocol,
+    deletion_reference,
+    deletion_to_replacement,
+    kov_decomposition,
+    mix_with_uniform,
+    pure_to_approx_epsilon,
+    replacement_to_deletion,
+    to_pure_deletion,
+)
+from .privacy.measures import (
+    EPSILON_TOL,
+    DeletionPrivacy,
+    delta_deletion,
+    delta_ldp,
+    epsilon_deletion,
+    epsilon_ldp,
+    epsilon_metric,
+    epsilon_sldp,
+    epsilon_wldp,
+    hockey_stick,
+)
+from .privacy.report import privacy_report
+from .privacy.verify import Verification, verify_exact
+from .studies.warner_comparison import WarnerComparison, compare_warner
 
 __version__ = "0.1.0"
 

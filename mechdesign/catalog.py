@@ -283,7 +283,7 @@ def subset_selection(k: int, d: int, epsilon: float) -> Mechanism:
               {\binom{k-1}{d-1} e^\varepsilon + \binom{k-1}{d}}
 
     Outputs are the sorted d-tuples; ``1 <= d <= k - 1``. Exactly eps-LDP; with the best d it
-    is estimation-optimal under a uniform prior (``reference/design_formulations.md``).
+    is estimation-optimal under a uniform prior (``docs/formulations.md``).
 
     Largest supported epsilon (smallest entry ``1/(C(k-1,d-1) e^eps + C(k-1,d)) >= 2^-1022``):
     ``ln((2^1022 - C(k-1,d)) / C(k-1,d-1))``, about ``708.396 - ln C(k-1, d-1)``.

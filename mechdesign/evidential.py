@@ -1,6 +1,6 @@
 """Evidential mechanisms: one mass function over messages (focal sets) per input.
 
-Li et al. 2022 (our sheet ``reference/belief_ldp.md``, section 1): for each input x a mass
+Li et al. 2022 (our sheet ``docs/belief_functions.md``, section 1): for each input x a mass
 function ``m_x`` on non-empty subsets of the outputs Y; ``bel_x(E) = sum_{B subset of E} m_x(B)``,
 ``pl_x(E) = sum_{B meets E} m_x(B)``. Rows are inputs, columns are focal sets.
 """
@@ -241,7 +241,7 @@ class EvidentialMechanism:
         return EvidentialMechanism(M, order, self.inputs, new_outputs)
 
     def to_dict(self) -> dict:
-        """A JSON-ready dict (read back by :func:`mechdesign.io.mechanism_from_dict`)."""
+        """A JSON-ready dict (read back by :func:`mechdesign.io.matrices.mechanism_from_dict`)."""
         return {"kind": "evidential", "inputs": list(self.inputs), "outputs": list(self.outputs),
                 "focal_sets": [sorted(B, key=self.outputs.index) for B in self.focal_sets],
                 "masses": self.masses.tolist()}

@@ -230,6 +230,6 @@ class Mechanism:
 
     # ------------------------------------------------------------------ interchange
     def to_dict(self) -> dict:
-        """A JSON-ready dict (read back by :func:`mechdesign.io.mechanism_from_dict`)."""
+        """A JSON-ready dict (read back by :func:`mechdesign.io.matrices.mechanism_from_dict`)."""
         return {"kind": "mechanism", "name": self.name, "inputs": list(self.inputs),
                 "outputs": list(self.outputs), "matrix": self.matrix.tolist()}

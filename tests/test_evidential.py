@@ -1,6 +1,6 @@
 """EvidentialMechanism: structure, belief functions against brute force, algebra.
 
-Reference: Li et al. 2022 (``reference/belief_ldp.md`` s.1):
+Reference: Li et al. 2022 (``docs/belief_functions.md`` s.1):
 ``bel_x(E) = sum_{B subset E} m_x(B)``, ``pl_x(E) = sum_{B meets E} m_x(B)``.
 """
 
@@ -11,11 +11,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from tests.strategies import all_events, brute_bel, brute_pl, evidential_mechanisms, mechanisms
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mechdesign import EvidentialMechanism, Mechanism, dont_know, warner
+from tests.strategies import all_events, brute_bel, brute_pl, evidential_mechanisms, mechanisms
 
 YES, NO = "Yes", "No"
 DK = EvidentialMechanism([[0.6, 0.2, 0.2], [0.2, 0.6, 0.2]],

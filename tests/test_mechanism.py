@@ -7,13 +7,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from tests.strategies import mechanisms, stochastic_matrices
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
 import mechdesign.mechanism as mechanism_module
 from mechdesign import Mechanism, warner
+from tests.strategies import mechanisms, stochastic_matrices
 
 # --------------------------------------------------------------------------- immutability
 

@@ -2,7 +2,7 @@ r"""Privacy amplification by subsampling and by shuffling, and shuffle -> LDP.
 
 Sources: Huang & Canonne, "Lemmas of differential privacy" (Thm 5.1, Thm 5.2 = [FMT22,
 Thm 3.2], Thm 6.1), Feldman, McMillan, Talwar 2021 ("Hiding among the clones", FMT21) and
-``reference/composition_and_lemmas.md`` s.4.
+``docs/accounting.md`` s.4.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from scipy.stats import binom
 
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidParameterError
-from .conversions import Guarantee
+from ..privacy.conversions import Guarantee
 
 MAX_SHUFFLE_N = 10**9
 """Largest number of users for the numeric shuffle bound (the work grows like sqrt(n))."""

@@ -1,6 +1,6 @@
 r"""Composition of evidential (belief-function) mechanisms: SLDP and WLDP of products.
 
-Li et al. 2022 (``reference/belief_ldp.md``, s.1 and s.2.5): the composition of evidential
+Li et al. 2022 (``docs/belief_functions.md``, s.1 and s.2.5): the composition of evidential
 mechanisms on the same input is the product ``m_x(B_1 x .. x B_r) = prod_i m^i_x(B_i)``, whose
 focal sets are rectangles. Shafer (mass) SLDP composes additively; for Walley LDP the sum bound
 ``eps_W(Q x Q) <= 2 eps_W(Q)`` held in every numeric search but has no proof.
@@ -18,7 +18,7 @@ import numpy as np
 from .._coerce import as_evidential
 from ..errors import InvalidMechanismError, InvalidParameterError
 from ..evidential import EvidentialMechanism
-from .privacy import epsilon_sldp, epsilon_wldp
+from ..privacy.measures import epsilon_sldp, epsilon_wldp
 
 BeliefNotion = Literal["sldp", "sldp_pl", "sldp_bel", "wldp"]
 
@@ -73,7 +73,8 @@ class BeliefComposition:
     components : tuple of float
     bound_status : {"theorem", "conjecture", "none"}
         ``"theorem"``: mass SLDP (ratios of products of masses multiply); ``"conjecture"``:
-        WLDP (held numerically, no proof, ``belief_ldp.md`` s.2.5); ``"none"``: pl/bel SLDP.
+        WLDP (held numerically, no proof, ``docs/belief_functions.md`` s.2.5); ``"none"``:
+        pl/bel SLDP.
     product : EvidentialMechanism
     """
 

@@ -1,6 +1,6 @@
 r"""Trade-off functions of evidential mechanisms (Li et al. 2022, s.3.1 and s.3.3), exact.
 
-Setting (``reference/belief_ldp.md`` s.1 and s.3): H0 is input x, H1 is input x'; the
+Setting (``docs/belief_functions.md`` s.1 and s.3): H0 is input x, H1 is input x'; the
 adversary sees an output y in Y and only knows that its law lies in the credal set ``P_x``
 of the mass function ``m_x``. For a test ``phi: Y -> [0, 1]`` the Choquet forms are
 
@@ -330,7 +330,7 @@ def holds_theorem(m: Any, epsilon: float, theorem: Theorem = "3.5") -> bool:
       (which implies ``T^pe_2 >= f_{2 eps}``).
     * ``"3.18"`` (WLDP): ``T^op >= f_eps``; equivalent to eps-WLDP.
     * ``"3.19"`` (Cor 3.19, 2-fold WLDP): ``T^op_2 >= f_{2 eps}``. The tight form
-      ``f_eps (x) f_eps`` does NOT hold for ``T^op_2`` (``reference/belief_ldp.md`` s.3;
+      ``f_eps (x) f_eps`` does NOT hold for ``T^op_2`` (``docs/belief_functions.md`` s.3;
       a counterexample is in the tests), so it is not offered.
 
     Exact up to :data:`TRADEOFF_TOL` on beta.

@@ -9,7 +9,7 @@ For a pair of rows ``P = Q[x]``, ``P' = Q[x']`` the privacy loss ``L = ln(P[y] /
 
 and composition adds independent losses, so the k-fold (or heterogeneous) composition of
 finite mechanisms is a convolution of atoms: a multinomial sum, evaluated here in log space
-(``reference/composition_and_lemmas.md`` s.2). The delta of a composition is the maximum over
+(``docs/accounting.md`` s.2). The delta of a composition is the maximum over
 ordered input pairs ``(x, x')``, the same pair in every mechanism (every mechanism sees the
 same input). When the composed atoms are too many the atoms are rounded to a grid, up
 (pessimistic) and down (optimistic), and both results are reported as a bracket.
@@ -32,11 +32,11 @@ from scipy.optimize import brentq
 from scipy.signal import fftconvolve
 from scipy.special import gammaln, logsumexp
 
+from .._algebra import power_by_squaring
 from .._validation import check_delta, check_epsilon, check_int, check_probability, check_real
 from ..errors import InvalidMechanismError, InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ._algebra import power_by_squaring
 
 MERGE_RTOL = 1e-12
 """Composed losses closer than ``MERGE_RTOL * scale`` are merged into one atom (at the largest
@@ -738,7 +738,7 @@ def compose(mechanisms: Any, k: int = 1, *, pairs: Iterable | None = None,
     convolved exactly (multinomial sums in log space; infinite losses exactly), or, when a
     pair has more than ``max_atoms`` composed atoms and ``method="auto"``, on a grid with
     pessimistic and optimistic rounding whose bracket is kept
-    (``reference/composition_and_lemmas.md`` s.2). Query the result with
+    (``docs/accounting.md`` s.2). Query the result with
     :meth:`Composition.delta`, :meth:`Composition.epsilon`, :meth:`Composition.profile`.
 
     Parameters

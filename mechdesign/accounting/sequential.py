@@ -17,7 +17,7 @@ from .._coerce import as_mechanism
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidMechanismError, InvalidParameterError
 from ..mechanism import Mechanism
-from .privacy import epsilon_deletion, epsilon_ldp
+from ..privacy.measures import epsilon_deletion, epsilon_ldp
 
 
 def sequential_epsilon(epsilon1: float, epsilon2: float) -> float:

@@ -10,7 +10,7 @@ function is
 By Neyman-Pearson it is the piecewise-linear interpolation of the points obtained by rejecting
 the outputs in decreasing order of the likelihood ratio ``Q[y] / P[y]`` (randomising on the
 boundary output): breakpoints at the cumulative masses (Dong, Roth & Su 2022, s.2;
-``reference/composition_and_lemmas.md`` s.5). Every curve here is returned as exact
+``docs/accounting.md`` s.5). Every curve here is returned as exact
 breakpoints (:class:`TradeoffCurve`); evaluating at a grid of alphas is linear interpolation.
 
 Privacy-loss atoms. For a pair (P, Q) group the outputs by their log-likelihood ratio
@@ -47,12 +47,12 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
+from .._algebra import power_by_squaring
 from .._coerce import as_mechanism
 from .._validation import check_delta, check_epsilon, check_int, check_real, check_stochastic
 from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ._algebra import power_by_squaring
 
 LOSS_MERGE_TOL = 1e-10
 """Privacy-loss values equal to this relative precision are merged into one atom."""
@@ -400,7 +400,7 @@ def tradeoff_function(first: Any, second: Any = None, /, *, pair: Any = None,
       ``T(Q[x]^k, Q[x']^k)``; with ``pair=None`` the pointwise minimum over all ordered pairs
       (see the module notes: it may not be convex). An :class:`EvidentialMechanism` is read
       over its messages (``to_mechanism()``); for the belief-function curves use
-      :mod:`mechdesign.analysis.belief_tradeoff`.
+      :mod:`mechdesign.accounting.belief_tradeoff`.
 
     ``k`` self-compositions: the same input is fed to k independent copies, and the curve is
     ``T(P, Q)^{(x) k}``, computed through the privacy-loss atoms (module notes).
@@ -412,7 +412,7 @@ def tradeoff_function(first: Any, second: Any = None, /, *, pair: Any = None,
     References
     ----------
     Dong, Roth & Su 2022 (Gaussian differential privacy), Prop. 2.2 and Neyman-Pearson;
-    ``reference/composition_and_lemmas.md`` s.5.
+    ``docs/accounting.md`` s.5.
     """
     k = check_int(k, "k", 1)
     if isinstance(first, Mechanism | EvidentialMechanism):
@@ -545,7 +545,7 @@ def tradeoff_dp(epsilon: float, alphas: Any, delta: float = 0.0) -> np.ndarray |
     .. math:: f_{\varepsilon,\delta}(\alpha) = \max\{0,\ 1 - \delta - e^\varepsilon \alpha,
               \ e^{-\varepsilon}(1 - \delta - \alpha)\}
 
-    (``reference/belief_ldp.md`` s.3). Binary randomized response RR(eps) has exactly
+    (``docs/belief_functions.md`` s.3). Binary randomized response RR(eps) has exactly
     ``f_{eps, 0}``. Same shape as ``alphas``; ``epsilon = inf`` gives ``1 - delta`` at 0 and 0
     elsewhere.
     """
@@ -581,7 +581,7 @@ def epsilon_of_tradeoff(f: TradeoffCurve) -> float:
     Breakpoints are doubles: a type II error within ~1e-16 of 1 (a power below 1e-16, e.g. an
     output of probability 1e-18 that the other input never produces) is stored as 1, and the
     epsilon it implies is not seen. For the exact value of a mechanism use
-    :func:`~mechdesign.analysis.privacy.epsilon_ldp`.
+    :func:`~mechdesign.privacy.measures.epsilon_ldp`.
     """
     a, b = f.alphas, f.betas
     num = np.concatenate([1.0 - b, 1.0 - a])
@@ -618,7 +618,7 @@ def tensor_product(*factors: Any) -> TradeoffCurve:
     per segment) or a pair ``(P, Q)`` of probability vectors (more precise for tiny masses).
     Example: ``tensor_product(tradeoff_function_dp(eps), tradeoff_function_dp(eps))`` is
     ``max{0, 1 - e^{2eps} a, 2/(1+e^eps) - a, e^{-2eps}(1 - a)}`` (Li et al. 2022, Cor 3.6).
-    (Dong, Roth & Su 2022, Def. 3.1; ``reference/composition_and_lemmas.md`` s.5.)
+    (Dong, Roth & Su 2022, Def. 3.1; ``docs/accounting.md`` s.5.)
     """
     if not factors:
         raise InvalidParameterError("tensor_product needs at least one factor")
@@ -656,7 +656,7 @@ def delta_from_tradeoff(f: TradeoffCurve, epsilon: Any) -> np.ndarray | float:
 
     For ``T(P, Q)`` this is the hockey-stick divergence ``H_{e^eps}(Q || P)``; for the
     pointwise minimum over the ordered pairs of a mechanism it is
-    :func:`~mechdesign.analysis.privacy.delta_ldp`. ``epsilon`` may be an array (may be
+    :func:`~mechdesign.privacy.measures.delta_ldp`. ``epsilon`` may be an array (may be
     negative); same shape.
     """
     e = np.asarray(epsilon, dtype=float)
@@ -737,7 +737,7 @@ def gaussian_approximation(first: Any, second: Any = None, /, *, k: int = 1,
     .. math:: \mu = \frac{2 k\, \mathrm{kl}}{\sqrt{k\, \kappa_2}}.
 
     For binary RR(eps0): ``mu = 2 sqrt(k) tanh(eps0 / 2)``, which is ``sqrt(k) eps0`` to first
-    order (``reference/composition_and_lemmas.md`` s.5). Forms as in
+    order (``docs/accounting.md`` s.5). Forms as in
     :func:`tradeoff_function`; for a mechanism with ``pair=None`` the largest mu over ordered
     pairs. ``mu = inf`` when the pair is not mutually absolutely continuous.
     """

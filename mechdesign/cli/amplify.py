@@ -8,12 +8,12 @@ import math
 from dataclasses import asdict
 from typing import Any
 
-from ..analysis.amplification import shuffle_epsilon, shuffle_to_ldp, subsampled
-from ..analysis.privacy import epsilon_ldp
+from ..accounting.amplification import shuffle_epsilon, shuffle_to_ldp, subsampled
 from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
-from ._output import fmt, print_table
+from ..privacy.measures import epsilon_ldp
 from .check import resolve_mechanism
+from .output import fmt, print_table
 
 SHUFFLE_METHODS = ("numeric", "closed_form", "closed_form_fmt21")
 

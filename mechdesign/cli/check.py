@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 
 from .. import catalog
-from ..analysis.report import privacy_report, ratio, skipped_measures
 from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
-from ..io import load_mechanism
+from ..io.matrices import load_mechanism
 from ..mechanism import Mechanism
 from ..neighbors import line_distance
-from ._output import fmt, print_table
+from ..privacy.report import privacy_report, ratio, skipped_measures
+from .output import fmt, print_table
 
 
 def _parse_value(text: str) -> Any:

@@ -1,11 +1,11 @@
 """``mechdesign compare-warner``: Warner versus "don't know", closed form against simulation.
 
 Prints, for one Q_2x3(p, q), the Shafer, Walley and optimal trade-offs (Li et al. 2022, s.4 of
-``reference/belief_ldp.md``) with the exact and the approximate A of Thm 3.10 and simulated
+``docs/belief_functions.md``) with the exact and the approximate A of Thm 3.10 and simulated
 MSEs with standard errors; then the same on the (c, eps) grid of Figs 1-2 and the (n, eps)
 grid of Fig. 3. With ``--out DIR`` it writes fig1.png ... fig5.png (Fig. 4: the trade-off
 curves of Q_2x3). The numbers come from
-:func:`~mechdesign.analysis.warner_comparison.compare_warner` and the figures from
+:func:`~mechdesign.studies.warner_comparison.compare_warner` and the figures from
 :func:`~mechdesign.plotting.warner.make_figures`; this module parses and formats.
 """
 
@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.dont_know import (
+from ..errors import InvalidParameterError
+from ..estimation.dont_know import (
     FIGURE3_DONT_KNOW,
     FIGURE3_N,
     FIGURE_C,
@@ -28,10 +29,9 @@ from ..analysis.dont_know import (
     FIGURE_PI,
     ShaferPoint,
 )
-from ..analysis.simulation import SimulationResult
-from ..analysis.warner_comparison import ComparisonRow, WarnerComparison, compare_warner
-from ..errors import InvalidParameterError
-from ._output import (
+from ..estimation.simulation import SimulationResult
+from ..studies.warner_comparison import ComparisonRow, WarnerComparison, compare_warner
+from .output import (
     add_force_argument,
     fmt,
     make_folder,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import catalog
-from ..analysis.composition import (
+from ..accounting.composition import (
     DEFAULT_GRID,
     Composition,
     CompositionResult,
@@ -22,12 +22,12 @@ from ..analysis.composition import (
     optimal_composition_delta,
     optimal_composition_epsilon,
 )
-from ..analysis.privacy import epsilon_ldp
 from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ._output import add_force_argument, fmt, plan_plot, print_table, save_figure, write_planned
+from ..privacy.measures import epsilon_ldp
 from .check import resolve_mechanism
+from .output import add_force_argument, fmt, plan_plot, print_table, save_figure, write_planned
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

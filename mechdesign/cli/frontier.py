@@ -12,10 +12,10 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..errors import InvalidParameterError
-from ..families import comparison_families
-from ..frontier import Frontier, frontier
-from ..problems import load_problem
-from ._output import (
+from ..frontier.families import comparison_families
+from ..frontier.sweep import Frontier, frontier
+from ..io.problems import load_problem
+from .output import (
     add_force_argument,
     fmt,
     plan_plot,

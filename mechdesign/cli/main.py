@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import NoReturn
 
+from ..errors import MechdesignError
 from .commands import MODULES
-from .errors import MechdesignError
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -21,7 +21,7 @@ from ..errors import FileFormatError, InvalidParameterError
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from ..problems import ProblemFile
+    from ..io.problems import ProblemFile
 
 
 def fmt(x: float) -> str:

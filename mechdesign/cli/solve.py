@@ -1,6 +1,6 @@
 """``mechdesign solve FILE``: solve a design problem file and print the certified optimum.
 
-The file format is documented in :mod:`mechdesign.problems`. The command prints the result,
+The file format is documented in :mod:`mechdesign.io.problems`. The command prints the result,
 the certificate (the privacy measured on the returned matrix by the analysis layer) and the
 mechanism as tables; ``--json`` prints one JSON object whose ``mechanism`` key is read back
 by ``mechdesign check``; ``--out FILE.csv|FILE.json`` writes the matrix and a heatmap PNG next
@@ -28,10 +28,10 @@ from matplotlib.figure import Figure
 from ..design import DesignResult, Status
 from ..errors import InvalidParameterError, MechdesignError
 from ..evidential import EvidentialMechanism
-from ..io import mechanism_to_jsonable, save_mechanism
+from ..io.matrices import mechanism_to_jsonable, save_mechanism
+from ..io.problems import ProblemFile, load_problem
 from ..mechanism import Mechanism
-from ..problems import ProblemFile, load_problem
-from ._output import (
+from .output import (
     add_force_argument,
     check_suffix,
     fmt,
@@ -246,7 +246,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "solve", help="solve a design problem file (TOML) and print the certified optimum",
-        description="Solve a design problem file (format: mechdesign.problems; examples in "
+        description="Solve a design problem file (format: mechdesign.io.problems; examples in "
                     "problems/) and print the optimal mechanism and its certificate: the "
                     "privacy measured on the returned matrix. Exit status 1 when there is no "
                     "certified mechanism or the file's [expected] value is missed.")

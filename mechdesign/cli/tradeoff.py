@@ -8,10 +8,9 @@ import math
 from pathlib import Path
 
 from .. import catalog
-from ..analysis.belief_tradeoff import optimistic_function, pessimistic_function
-from ..analysis.composition import epsilon_composed
-from ..analysis.privacy import epsilon_ldp, epsilon_sldp, epsilon_wldp
-from ..analysis.tradeoff import (
+from ..accounting.belief_tradeoff import optimistic_function, pessimistic_function
+from ..accounting.composition import epsilon_composed
+from ..accounting.tradeoff import (
     TradeoffCurve,
     epsilon_of_tradeoff,
     tradeoff_dp,
@@ -20,8 +19,9 @@ from ..analysis.tradeoff import (
 from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ._output import add_force_argument, fmt, plan_plot, print_table, save_figure, write_planned
+from ..privacy.measures import epsilon_ldp, epsilon_sldp, epsilon_wldp
 from .check import _describe, resolve_mechanism
+from .output import add_force_argument, fmt, plan_plot, print_table, save_figure, write_planned
 
 KINDS = ("auto", "ordinary", "pessimistic", "optimistic")
 

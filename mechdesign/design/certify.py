@@ -37,8 +37,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..analysis.verify import verify_exact
 from ..errors import InvalidMechanismError, SizeLimitError
+from ..privacy.verify import verify_exact
 from .notions import Notion
 from .result import Certificate
 

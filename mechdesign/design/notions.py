@@ -3,8 +3,8 @@ r"""Privacy notions as values with two faces.
 Each notion is a frozen dataclass. Its cvxpy face, :meth:`formulate`, returns the design
 variable (an affine cvxpy expression ``Q`` of shape ``(k, n)``, rows inputs) and named lists
 of constraints; its numpy face, :meth:`measure`, returns the notion's parameter achieved by a
-concrete mechanism by delegating to :mod:`mechdesign.analysis.privacy`, and :meth:`holds`
-compares it with the target. Formulations follow ``reference/design_formulations.md``.
+concrete mechanism by delegating to :mod:`mechdesign.privacy.measures`, and :meth:`holds`
+compares it with the target. Formulations follow ``docs/formulations.md``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,11 @@ from scipy import sparse
 
 from .. import _subsets
 from .._validation import check_delta, check_epsilon, check_real
-from ..analysis.privacy import (
+from ..errors import InvalidParameterError
+from ..evidential import EvidentialMechanism
+from ..mechanism import Mechanism
+from ..neighbors import distance_matrix, graph_dilation, greedy_spanner, metric_skeleton
+from ..privacy.measures import (
     EPSILON_TOL,
     delta_deletion,
     delta_ldp,
@@ -30,10 +34,6 @@ from ..analysis.privacy import (
     epsilon_sldp,
     epsilon_wldp,
 )
-from ..errors import InvalidParameterError
-from ..evidential import EvidentialMechanism
-from ..mechanism import Mechanism
-from ..neighbors import distance_matrix, graph_dilation, greedy_spanner, metric_skeleton
 from .symmetry import Symmetry, check_invariant
 
 Constraints = dict[str, list]
@@ -204,7 +204,7 @@ class ApproxLDP(Notion):
     r"""(eps, delta)-LDP: ``sum_y max(0, Q[x, y] - e^eps Q[x', y]) <= delta`` for x != x'.
 
     Auxiliaries ``s[x, x', y] >= Q[x, y] - e^eps Q[x', y]``, ``s >= 0``, row sums <= delta
-    (``reference/design_formulations.md``). With ``delta = 0`` this is :class:`LDP`: it
+    (``docs/formulations.md``). With ``delta = 0`` this is :class:`LDP`: it
     uses that formulation and is measured and certified as pure LDP (:meth:`measure`
     returns the achieved epsilon); otherwise :meth:`measure` returns the achieved delta at
     the target epsilon.

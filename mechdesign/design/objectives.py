@@ -5,7 +5,7 @@ Linear and convex objectives (:class:`ExpectedLoss`, :class:`WorstCaseLoss`,
 (:class:`MutualInformation`, :class:`EstimationVariance`) maximise a convex function of Q;
 they are solved exactly by the staircase programs of :mod:`mechdesign.design.staircase`
 under pure LDP and mass SLDP, and locally (minorise-maximise) otherwise. References:
-``reference/design_formulations.md``; Kairouz, Oh, Viswanath, "Extremal mechanisms for
+``docs/formulations.md``; Kairouz, Oh, Viswanath, "Extremal mechanisms for
 local differential privacy", JMLR 2016.
 """
 
@@ -20,8 +20,8 @@ import numpy as np
 from scipy.linalg import null_space
 
 from .._validation import as_float_matrix
-from ..analysis.estimation import as_prior, cramer_rao
 from ..errors import InvalidParameterError
+from ..estimation.estimators import as_prior, cramer_rao
 from ..losses import check_loss
 from ..mechanism import Mechanism
 
@@ -315,7 +315,7 @@ def criterion_expression(M: cp.Expression, criterion: str, WU: np.ndarray | None
 @dataclass(frozen=True)
 class EstimationVariance(InformationObjective):
     r"""Estimation error of the input frequencies, per report, minimised: a criterion of the
-    Cramer-Rao bound on the simplex (``reference/design_formulations.md``, "Estimation")
+    Cramer-Rao bound on the simplex (``docs/formulations.md``, "Estimation")
 
     .. math:: I(Q) = \sum_y \frac{Q[:,y] Q[:,y]^T}{\pi \cdot Q[:,y]}, \qquad
               CR = U (U^T I U)^{-1} U^T,

@@ -655,7 +655,7 @@ class DesignProblem:
         return tuple(notes)
 
     def privacy_formulation(self) -> str:
-        return f"{type(self.privacy).__name__} LP/convex formulation (design_formulations.md)"
+        return f"{type(self.privacy).__name__} LP/convex formulation (docs/formulations.md)"
 
     def _certified(self, Q: np.ndarray, solver_value: float | None, status: Status,
                    solver: str, optimum: str, formulation: str, build_time: float,

@@ -40,7 +40,7 @@ class Certificate:
     no slack: the float measure, rounded up for its own floating-point error, is at most
     the target (for a delta the rounding bound is added, relative to the target, never an
     absolute tolerance), and where the matrix is small enough for
-    :func:`~mechdesign.analysis.verify.verify_exact` (``exact`` is then not None) the
+    :func:`~mechdesign.privacy.verify.verify_exact` (``exact`` is then not None) the
     rational-arithmetic check proves it (``exact is True``). ``tolerance`` is 0: nothing
     above the target is accepted.
     ``repair`` says how a cleaned matrix that missed the target was mended: ``"none"``,

@@ -10,7 +10,7 @@ the mechanism is ``Q = S diag(w)`` with ``S w = 1, w >= 0``.
 * Sublinear utilities (mutual information): an LP, ``max sum_j mu(s_j) w_j``.
 * Estimation: the Fisher information ``I = sum_j w_j s_j s_j^T / (pi . s_j)`` is linear in
   w and the Cramer-Rao criteria are convex in I: a convex program
-  (``reference/design_formulations.md``, "Estimation"). With a uniform prior and no
+  (``docs/formulations.md``, "Estimation"). With a uniform prior and no
   workload weights the optimum is symmetric and is d-subset selection with the best d,
   in closed form (:func:`symmetric_estimation`).
 """
@@ -418,7 +418,7 @@ def symmetric_estimation_value(k: int, d: np.ndarray, epsilon: float) -> np.ndar
     ``a_d = C(k-2, d-1)(e^eps - 1)^2`` (the part of ``sum s s^T`` off the all-ones
     direction), ``beta_d = C(k-1, d-1) e^eps + C(k-1, d)`` (row sums) and
     ``rho_d = (d e^eps + k - d)/k`` (``pi . s``), ``U^T I U = a_d/(rho_d beta_d) I_{k-1}``.
-    Reference values (design_formulations.md): k = 2, eps = 1: 2.341347;
+    Reference values (docs/formulations.md): k = 2, eps = 1: 2.341347;
     k = 10, eps = 0.5, d = 4: 127.2172; k = 20, eps = 1, d = 5: 66.6344.
     Evaluated with numerator and denominator divided by ``e^{2 eps}`` (``d + (k - d)
     e^-eps`` over ``1 - e^-eps``), which cannot overflow at any epsilon.

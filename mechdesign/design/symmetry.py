@@ -176,7 +176,7 @@ def check_invariant(name: str, M: np.ndarray, sym: Symmetry, axes: str,
 
 def grid_symmetries(rows: int, cols: int) -> list[np.ndarray]:
     """Generators of the symmetries of a ``rows x cols`` grid whose points are numbered
-    row by row (``i * cols + j``, as :func:`mechdesign.problems.euclidean_grid`): the two
+    row by row (``i * cols + j``, as :func:`mechdesign.io.problems.euclidean_grid`): the two
     mirror images, and the quarter turn when the grid is square (the dihedral group of
     order 8, else 4)."""
     i, j = np.divmod(np.arange(rows * cols), cols)

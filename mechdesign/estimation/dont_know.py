@@ -1,6 +1,6 @@
 r"""Warner versus "don't know": the three privacy/accuracy trade-offs of Q_2x3(p, q).
 
-Li et al. 2022 (``reference/belief_ldp.md`` s.4, with the corrections of s.8): a respondent
+Li et al. 2022 (``docs/belief_functions.md`` s.4, with the corrections of s.8): a respondent
 tells the truth with probability p, lies with probability q and says "don't know" with
 probability ``d = 1 - p - q``. Read with Shafer's semantics the mechanism has three messages;
 read with Walley's, "don't know" is an unknown mixture of Yes and No, and every completion
@@ -29,10 +29,12 @@ import numpy as np
 from scipy.special import expit
 
 from .._validation import check_int, check_probability
+from ..accounting.belief_tradeoff import optimistic_function, pessimistic_function
+from ..accounting.tradeoff import tradeoff_function_dp
 from ..catalog import dont_know, q_lambda
 from ..errors import InvalidParameterError
-from .belief_tradeoff import optimistic_function, pessimistic_function
-from .estimation import (
+from ..privacy.measures import epsilon_ldp, epsilon_sldp, epsilon_wldp
+from .estimators import (
     _as_prob_array,
     binomial_inverse_moment,
     estimate_q_lambda,
@@ -41,18 +43,16 @@ from .estimation import (
     variance_q_lambda,
     variance_warner,
 )
-from .privacy import epsilon_ldp, epsilon_sldp, epsilon_wldp
 from .simulation import SimulationResult, _as_seed_sequence, simulate, simulate_dont_know
-from .tradeoff import tradeoff_function_dp
 
 FIGURE_C = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
-"""The c = p + q grid used when the paper is silent (``belief_ldp.md`` s.5)."""
+"""The c = p + q grid used when the paper is silent (``docs/belief_functions.md`` s.5)."""
 
 FIGURE_EPSILONS = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
 """Privacy losses at which the figures show simulated points (the curves span (0, 4])."""
 
 FIGURE_PI, FIGURE_N = 0.3, 100
-"""pi and n used when the paper is silent (``belief_ldp.md`` s.5)."""
+"""pi and n used when the paper is silent (``docs/belief_functions.md`` s.5)."""
 
 FIGURE3_N = (10, 100, 500, 1000)
 FIGURE3_DONT_KNOW = 0.1
@@ -88,9 +88,9 @@ class DontKnowAnalysis:
     p, q, pi, n, exact
         The inputs (``exact``: Thm 3.10 with the exact A, or the seed's approximation).
     epsilon_shafer : float
-        ``ln(p/q)``, measured by :func:`~mechdesign.analysis.privacy.epsilon_sldp` (mass).
+        ``ln(p/q)``, measured by :func:`~mechdesign.privacy.measures.epsilon_sldp` (mass).
     epsilon_walley : float
-        ``ln((1-q)/q)``, measured by :func:`~mechdesign.analysis.privacy.epsilon_wldp`.
+        ``ln((1-q)/q)``, measured by :func:`~mechdesign.privacy.measures.epsilon_wldp`.
     epsilon_optimal : float
         ``ln(p/(1-p))``, the LDP epsilon of ``Q_0 = warner(p)``.
     variance_shafer : float
@@ -166,7 +166,7 @@ def epsilon_q_lambda(p: Any, q: Any, lam: Any) -> float | np.ndarray:
 def dont_know_analysis(p: float, q: float, pi: float, n: int, exact: bool = True,
                        lambdas: int | Sequence[float] = 101) -> DontKnowAnalysis:
     r"""Shafer, Walley and optimal trade-offs of Q_2x3(p, q), the Fig. 5 rectangle and the
-    Q_lambda path (Li et al. 2022, s.4 of ``reference/belief_ldp.md``).
+    Q_lambda path (Li et al. 2022, s.4 of ``docs/belief_functions.md``).
 
     Parameters
     ----------
@@ -175,7 +175,7 @@ def dont_know_analysis(p: float, q: float, pi: float, n: int, exact: bool = True
         standing assumption): at ``p <= 1/2`` Q_0 = warner(p) is uninformative or flips Yes
         and No, eps^O would be <= 0 and the rectangle statement fails. (The Shafer quantities
         alone only need ``p != q``: use
-        :func:`~mechdesign.analysis.estimation.variance_dont_know` directly.) ``q = 0`` is
+        :func:`~mechdesign.estimation.estimators.variance_dont_know` directly.) ``q = 0`` is
         allowed and gives infinite Shafer and Walley epsilons (non-private).
     pi : float
         True proportion in [0, 1].
@@ -232,7 +232,7 @@ def dont_know_analysis(p: float, q: float, pi: float, n: int, exact: bool = True
 
 def dont_know_from_c_eps(c: Any, epsilon: Any) -> tuple[np.ndarray | float, np.ndarray | float]:
     r"""The Q_2x3(p, q) with ``p + q = c`` and Shafer loss ``ln(p/q) = eps``
-    (``belief_ldp.md`` s.4 and correction 3):
+    (``docs/belief_functions.md`` s.4 and correction 3):
 
     .. math:: p = \frac{c}{1 + e^{-\varepsilon}}, \qquad q = \frac{c}{1 + e^{\varepsilon}}.
 
@@ -292,7 +292,7 @@ def shafer_grid(cs: Sequence[float], epsilons: Sequence[float], pi: float,
     For every ``c`` in ``cs``, every ``n`` (an int or a sequence) and every ``eps`` in
     ``epsilons``: ``p, q`` from :func:`dont_know_from_c_eps`, Thm 3.10 with the exact and the
     approximate A, and, when ``reps > 0``,
-    :func:`~mechdesign.analysis.simulation.simulate_dont_know` with its own child of
+    :func:`~mechdesign.estimation.simulation.simulate_dont_know` with its own child of
     ``SeedSequence(seed)`` (so each point is reproducible on its own). ``options`` go to the
     simulator. Points come in the order c, n, eps. ``on_point`` (optional) is called after
     each simulated point (progress reporting).
@@ -343,10 +343,10 @@ def simulate_path(analysis: DontKnowAnalysis, lambdas: Sequence[float], reps: in
     r"""Simulate the unbiased Q_lambda estimator at each lambda (Fig. 5's simulated points).
 
     Each ``Q_lambda = q_lambda(p, q, lam)`` survey is answered with
-    :func:`~mechdesign.analysis.estimation.estimate_q_lambda`; its MSE estimates
-    ``nu_lambda`` (:func:`~mechdesign.analysis.estimation.variance_q_lambda`). Each lambda
+    :func:`~mechdesign.estimation.estimators.estimate_q_lambda`; its MSE estimates
+    ``nu_lambda`` (:func:`~mechdesign.estimation.estimators.variance_q_lambda`). Each lambda
     gets its own child of ``SeedSequence(seed)``; ``options`` go to
-    :func:`~mechdesign.analysis.simulation.simulate`. ``on_point`` (optional) is called after
+    :func:`~mechdesign.estimation.simulation.simulate`. ``on_point`` (optional) is called after
     each simulated lambda (progress reporting).
     """
     lam = _as_prob_array(lambdas, "lambdas").ravel()
@@ -366,11 +366,11 @@ def simulate_path(analysis: DontKnowAnalysis, lambdas: Sequence[float], reps: in
 
 def figure_4_curves(p: float, q: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     r"""Fig. 4: trade-off curves ``{label: (alpha, beta)}`` of Q_2x3(p, q) (Li et al. 2022,
-    Thm 3.18 and Cor 3.19; ``belief_ldp.md`` s.3).
+    Thm 3.18 and Cor 3.19; ``docs/belief_functions.md`` s.3).
 
-    ``f_eps`` and ``f_2eps`` (:func:`~mechdesign.analysis.tradeoff.tradeoff_function_dp`) at
+    ``f_eps`` and ``f_2eps`` (:func:`~mechdesign.accounting.tradeoff.tradeoff_function_dp`) at
     the mechanism's WLDP epsilon, against the pessimistic and optimistic curves ``T^pe``,
-    ``T^op`` (:mod:`~mechdesign.analysis.belief_tradeoff`) and their 2-fold versions
+    ``T^op`` (:mod:`~mechdesign.accounting.belief_tradeoff`) and their 2-fold versions
     ``T^pe_2``, ``T^op_2``. The labels are the keys, in drawing order; draw them with
     :func:`mechdesign.plotting.figure_4`.
     """

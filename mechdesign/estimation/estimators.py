@@ -2,14 +2,14 @@ r"""Frequency estimation from randomized responses: estimators, exact variances,
 
 Three families:
 
-* the binary survey estimators of Li et al. 2022 (``reference/belief_ldp.md`` s.4): Warner's
+* the binary survey estimators of Li et al. 2022 (``docs/belief_functions.md`` s.4): Warner's
   estimator, the maximum-likelihood estimator of the "don't know" mechanism Q_2x3 and the
   unbiased estimator of Walley's completion Q_lambda, with their exact variances (Eq. (1),
   Thm 3.10 with the exact ``A = E[1/M | M > 0]``, and the Q_lambda variance);
 * for any k-ary :class:`~mechdesign.mechanism.Mechanism`: the unbiased inverse estimator, its
   Euclidean projection onto the probability simplex, the maximum-likelihood estimator by EM,
   and the exact covariance of the inverse estimator;
-* the Cramer-Rao bound of any mechanism (``reference/design_formulations.md``, "Estimation").
+* the Cramer-Rao bound of any mechanism (``docs/formulations.md``, "Estimation").
 
 Counts are arrays of shape ``(..., m)``: one count per output (for Q_2x3 the order is
 ``(n1, n2, n3)`` = Yes, No, "don't know"), and every estimator is vectorised over the leading
@@ -237,7 +237,7 @@ def variance_dont_know(p: Any, q: Any, pi: float, n: int, exact: bool = True
               = \Big[-(\pi - \tfrac12)^2 + \frac{(p+q)^2}{4(p-q)^2}\Big]\, A,
               \qquad A = E[1/M \mid M > 0],\ M \sim \mathrm{Bin}(n, p + q).
 
-    (``reference/belief_ldp.md`` s.4 and correction 1: the seed prints the fraction upside
+    (``docs/belief_functions.md`` s.4 and correction 1: the seed prints the fraction upside
     down.) Given ``M = m > 0``, ``N_1 ~ Bin(m, q_1/c)`` and the estimator is exactly unbiased
     with variance ``q_1 q_2 / (m (p-q)^2)``; averaging ``1/m`` gives the formula. With
     ``exact=False`` the seed's ``A ~= 1/((n+1)(p+q) - 1)`` is used instead (see
@@ -444,7 +444,7 @@ def estimate_inverse(mechanism: Any, counts: Any) -> np.ndarray:
     (:func:`estimate_dont_know`). Consequently ``simulate(dk, "inverse", ...)`` never redraws
     a survey and estimates the unconditional MSE (:func:`covariance_inverse`), not
     Thm 3.10's conditional variance: use
-    :func:`~mechdesign.analysis.simulation.simulate_dont_know` for that.
+    :func:`~mechdesign.estimation.simulation.simulate_dont_know` for that.
     """
     mech = as_mechanism(mechanism)
     L = inverse_matrix(mech)
@@ -508,7 +508,7 @@ def estimate_projected(mechanism: Any, counts: Any) -> np.ndarray:
     ``[0.5, 0.5]`` for ``md.dont_know(0.6, 0.2)`` with counts ``(0, 0, 5)`` (see
     :func:`estimate_inverse`). ``simulate(dk, "projected", ...)`` therefore estimates an
     unconditional MSE, not Thm 3.10's conditional variance
-    (:func:`~mechdesign.analysis.simulation.simulate_dont_know`).
+    (:func:`~mechdesign.estimation.simulation.simulate_dont_know`).
     """
     return project_simplex(estimate_inverse(mechanism, counts))
 
@@ -651,7 +651,7 @@ def estimate_mle(mechanism: Any, counts: Any, *, tol: float = 1e-10,
         (:func:`estimate_dont_know`) clipped to [0, 1]. So ``simulate(dk, "mle", ...)``
         redraws no survey and estimates the unconditional MSE of that clipped estimator,
         not Thm 3.10's conditional variance: use
-        :func:`~mechdesign.analysis.simulation.simulate_dont_know` for that.
+        :func:`~mechdesign.estimation.simulation.simulate_dont_know` for that.
 
     Raises
     ------
@@ -752,14 +752,14 @@ class CramerRao:
 
 def cramer_rao(mechanism: Any, prior: Any) -> CramerRao:
     r"""Cramer-Rao bound for estimating the input frequencies on the simplex
-    (``reference/design_formulations.md``, "Estimation").
+    (``docs/formulations.md``, "Estimation").
 
     .. math:: I(Q) = \sum_y \frac{Q[:,y]\, Q[:,y]^T}{\pi \cdot Q[:,y]}, \qquad
               CR(Q) = U (U^T I(Q) U)^{-1} U^T,
 
     with ``U`` an orthonormal basis of ``{v : sum v = 0}`` (the tangent space of the simplex).
     Per report: divide by n for n reports. For 2 inputs ``CR[0, 0] = 1 / I_pi`` with
-    ``I_pi = sum_y (Q[0,y] - Q[1,y])^2 / (pi Q[0,y] + (1-pi) Q[1,y])`` (``belief_ldp.md``
+    ``I_pi = sum_y (Q[0,y] - Q[1,y])^2 / (pi Q[0,y] + (1-pi) Q[1,y])`` (``docs/belief_functions.md``
     s.6); for Warner's mechanism that is ``n`` times Eq. (1). Reference values (uniform prior,
     trace): Warner at eps = 1, 2.341347; subset selection k = 10, d = 4, eps = 0.5, 127.2172.
 

@@ -12,7 +12,7 @@ combined in chunk order (Chan, Golub & LeVeque's pairwise update). The result th
 depends on ``seed``, ``reps`` and ``chunk_size`` only, never on the number of worker processes.
 
 Surveys on which the estimator is undefined (NaN, e.g. ``n1 + n2 = 0`` for Q_2x3) are
-redrawn, as the paper does (``reference/belief_ldp.md`` s.5): the statistics are those of the
+redrawn, as the paper does (``docs/belief_functions.md`` s.5): the statistics are those of the
 estimator conditionally on being defined, which is what Thm 3.10 computes.
 """
 
@@ -31,7 +31,7 @@ from .._coerce import as_mechanism
 from .._validation import check_int
 from ..catalog import dont_know
 from ..errors import InvalidParameterError
-from .estimation import (
+from .estimators import (
     as_prior,
     estimate_dont_know,
     estimate_inverse,
@@ -304,12 +304,12 @@ def simulate(mechanism: Any, estimator: str | Callable, pi: Any, n: int, reps: i
 def simulate_dont_know(p: float, q: float, pi: float, n: int, reps: int = 1000,
                        seed: Any = None, **options: Any) -> SimulationResult:
     r"""Simulate the paper's experiment for the "don't know" mechanism Q_2x3(p, q)
-    (Li et al. 2022, s.4 and s.5 of ``reference/belief_ldp.md``).
+    (Li et al. 2022, s.4 and s.5 of ``docs/belief_functions.md``).
 
     Each survey draws ``N ~ Multinomial(n; q1, q2, q3)`` with ``q1 = pi p + (1-pi) q``,
     ``q2 = pi q + (1-pi) p``, ``q3 = 1 - p - q``, redraws it while ``N1 + N2 = 0`` and applies
     the MLE ``(p N1 - q N2) / ((p - q)(N1 + N2))``. The MSE then estimates Thm 3.10's
-    conditional variance (:func:`~mechdesign.analysis.estimation.variance_dont_know`).
+    conditional variance (:func:`~mechdesign.estimation.estimators.variance_dont_know`).
 
     ``options`` are passed to :func:`simulate` (``chunk_size``, ``workers``, ``executor``,
     ``progress``). Needs ``p + q <= 1`` and ``p != q``.

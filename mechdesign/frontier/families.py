@@ -22,16 +22,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.optimize import brentq
 
-from . import catalog
-from .analysis.dont_know import dont_know_from_c_eps
-from .design.objectives import Objective
-from .errors import InvalidParameterError
-from .evidential import EvidentialMechanism
-from .frontier import check_epsilons
-from .mechanism import Mechanism
+from .. import catalog
+from ..design.objectives import Objective
+from ..errors import InvalidParameterError
+from ..estimation.dont_know import dont_know_from_c_eps
+from ..evidential import EvidentialMechanism
+from ..mechanism import Mechanism
+from .sweep import check_epsilons
 
 if TYPE_CHECKING:
-    from .design.problem import DesignProblem
+    from ..design.problem import DesignProblem
 
 FAMILIES = ("randomized_response", "subset_selection", "unary_encoding",
             "optimized_unary_encoding", "hadamard_response")
@@ -114,9 +114,9 @@ def dont_know_family(c: float, epsilon: float, problem: DesignProblem
     exists (e.g. eps_pl is at most ``ln(1/(1 - c))``).
 
     With ``p = c / (1 + e^{-t})``, ``q = c / (1 + e^{t})`` (``t = ln(p/q)``, the Shafer
-    loss; :func:`~mechdesign.analysis.dont_know.dont_know_from_c_eps`) every notion of the
+    loss; :func:`~mechdesign.estimation.dont_know.dont_know_from_c_eps`) every notion of the
     sheet grows with t, so ``t`` is found by a root search on the exact measure
-    (``reference/belief_ldp.md`` s.4: eps_S = eps_bel = t, eps_pl = ln((1-q)/(1-p)),
+    (``docs/belief_functions.md`` s.4: eps_S = eps_bel = t, eps_pl = ln((1-q)/(1-p)),
     eps_W = ln((1-q)/q)).
     """
     order = _message_order(problem)

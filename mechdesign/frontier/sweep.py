@@ -8,8 +8,9 @@ Information objectives (staircase programs) are re-solved per epsilon. Sweeps ru
 on a process pool (``workers``; automatic when a timed probe says it pays), or over any
 ``concurrent.futures.Executor``, in contiguous chunks, each chunk compiling once.
 
-:mod:`mechdesign.families` evaluates catalog families (k-RR, subset selection with its best d,
-unary encodings, Hadamard response, Warner and the "don't know" mechanisms) for comparison.
+:mod:`mechdesign.frontier.families` evaluates catalog families (k-RR, subset selection with its
+best d, unary encodings, Hadamard response, Warner and the "don't know" mechanisms) for
+comparison.
 """
 
 from __future__ import annotations
@@ -29,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_epsilon
-from .design.problem import DesignProblem
-from .design.result import DesignResult
-from .design.solvers import WarmHighs, choose_solver, warm_highs_applies
-from .errors import InvalidParameterError, MechdesignError
+from .._validation import check_epsilon
+from ..design.problem import DesignProblem
+from ..design.result import DesignResult
+from ..design.solvers import WarmHighs, choose_solver, warm_highs_applies
+from ..errors import InvalidParameterError, MechdesignError
 
 
 @dataclass(frozen=True)

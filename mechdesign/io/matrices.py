@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from .errors import FileFormatError, SizeLimitError
-from .evidential import EvidentialMechanism
-from .mechanism import Mechanism
+from ..errors import FileFormatError, SizeLimitError
+from ..evidential import EvidentialMechanism
+from ..mechanism import Mechanism
 
 MAX_FILE_BYTES = 64 * 2**20
 """Largest file read (a mechanism file, a problem file or a CSV it names): 64 MiB."""

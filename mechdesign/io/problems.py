@@ -88,8 +88,8 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from . import losses
-from .design import (
+from .. import losses
+from ..design import (
     LDP,
     SLDP,
     WLDP,
@@ -105,9 +105,9 @@ from .design import (
     WorstCaseLoss,
     grid_symmetries,
 )
-from .errors import FileFormatError, SizeLimitError, ValidationError
-from .io import PSEUDO_FILESYSTEMS, csv_numbers, csv_rows, read_text_limited
-from .neighbors import distance_matrix
+from ..errors import FileFormatError, SizeLimitError, ValidationError
+from ..neighbors import distance_matrix
+from .matrices import PSEUDO_FILESYSTEMS, csv_numbers, csv_rows, read_text_limited
 
 MAX_SIZE = 10_000
 """Largest number of inputs, outputs or grid cells a problem file may ask for."""
@@ -438,7 +438,8 @@ def load_problem(path: str | Path, *, allow_outside: bool = False) -> ProblemFil
     Paths inside it (CSV matrices) are relative to its folder and may not leave it: an
     absolute path, a ``..`` escape or a symbolic link whose target is outside the folder is
     refused with :class:`~mechdesign.errors.FileFormatError` unless ``allow_outside=True``.
-    Every file read must be a regular file of at most :data:`mechdesign.io.MAX_FILE_BYTES` (64 MiB)
+    Every file read must be a regular file of at most
+    :data:`mechdesign.io.matrices.MAX_FILE_BYTES` (64 MiB)
     (:class:`~mechdesign.errors.SizeLimitError` above); nothing under /proc, /sys or /dev
     is read. No error message contains data read from a file.
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..analysis.tradeoff import TradeoffCurve, tradeoff_dp
+from ..accounting.tradeoff import TradeoffCurve, tradeoff_dp
 from ..errors import InvalidParameterError
 
 REFERENCE_POINTS = 401
@@ -27,7 +27,7 @@ def plot_tradeoff(curves: TradeoffCurve | Mapping[str, TradeoffCurve] | Sequence
     ``f_{eps,delta}(alpha) = max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}``
     (``delta = reference_delta``) dashed for reference.
 
-    ``curves``: one :class:`~mechdesign.analysis.tradeoff.TradeoffCurve`, a list of them
+    ``curves``: one :class:`~mechdesign.accounting.tradeoff.TradeoffCurve`, a list of them
     (labelled by their ``label``), or a ``{label: curve}`` mapping.
     """
     if isinstance(curves, TradeoffCurve):

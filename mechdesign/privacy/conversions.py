@@ -1,7 +1,7 @@
 r"""Conversions between privacy notions, as functions and (when constructive) as transforms.
 
 Sources: Huang & Canonne, "Lemmas of differential privacy" (Lemmas 3.1, 3.2, 3.3, Cor 3.1,
-Lemmas 4.1-4.3, Thm 4.3) and ``reference/composition_and_lemmas.md`` s.3.
+Lemmas 4.1-4.3, Thm 4.3) and ``docs/accounting.md`` s.3.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .._coerce import as_mechanism
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidMechanismError, InvalidParameterError, MechdesignError
 from ..mechanism import Mechanism
-from .privacy import deletion_delta_at, delta_ldp, epsilon_ldp, pairwise_log_ratios
+from .measures import deletion_delta_at, delta_ldp, epsilon_ldp, pairwise_log_ratios
 
 KOV_MIN_EPSILON = 1e-6
 """Smallest default epsilon of :func:`kov_decomposition` (pairs that are nearly equal)."""

@@ -21,13 +21,13 @@ of such large mechanisms can read up to about ``(4 m + 16) 2^-53`` (absolute) ab
 exact value. ``delta_ldp`` is a floating-point sum (``n`` roundings of terms at most 1);
 ``delta_deletion`` is the same sum at the reference its LP finds, hence an upper bound on
 the minimum over references up to that rounding;
-:func:`mechdesign.analysis.verify.verify_exact` decides both exactly. Checks of a
+:func:`mechdesign.privacy.verify.verify_exact` decides both exactly. Checks of a
 target (the ``.holds(mechanism)`` method of each privacy notion in
 :mod:`mechdesign.design.notions`) accept a measured value up to :data:`EPSILON_TOL` above
 the target.
 
-References: Li et al. 2022 (``reference/belief_ldp.md``, section 2) and Huang & Canonne,
-"Lemmas of differential privacy" (``reference/composition_and_lemmas.md``, section 1).
+References: Li et al. 2022 (``docs/belief_functions.md``, section 2) and Huang & Canonne,
+"Lemmas of differential privacy" (``docs/accounting.md``, section 1).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from typing import Any
 from .._subsets import MAX_EVENT_OUTPUTS
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from .privacy import (
+from .measures import (
     delta_ldp,
     epsilon_deletion,
     epsilon_ldp,

@@ -1,7 +1,7 @@
 r"""Exact verification of a small mechanism in rational arithmetic (standard library only).
 
-The float measures of :mod:`mechdesign.analysis.privacy` are exact up to floating-point
-rounding, and a check of a target accepts :data:`~mechdesign.analysis.privacy.EPSILON_TOL`
+The float measures of :mod:`mechdesign.privacy.measures` are exact up to floating-point
+rounding, and a check of a target accepts :data:`~mechdesign.privacy.measures.EPSILON_TOL`
 of slack. :func:`verify_exact` removes both: every stored entry is a dyadic rational and is
 read as an exact :class:`fractions.Fraction`; sums, ratios and hockey-stick sums are formed
 exactly; the only irrational number, ``e^x`` (``x = eps``, ``2 eps``, ``-eps`` or
@@ -17,7 +17,7 @@ What is checked (the matrix as stored, rows never renormalised; ``0/0`` ignored,
 for ``c > 0``):
 
 * ``"ldp"``: ``max_x Q[x, y] <= e^eps min_x Q[x, y]`` for every column y
-  (Li et al. 2022, s.2; ``reference/design_formulations.md``).
+  (Li et al. 2022, s.2; ``docs/formulations.md``).
 * ``"approx_ldp"`` (Huang & Canonne, Def. 2.2): for x != x',
   ``H(e^eps) = sum_y max(0, Q[x, y] - e^eps Q[x', y]) <= delta``. ``H(t) = max_A (Q_x(A) -
   t Q_x'(A))`` is continuous and non-increasing in t, so the pair holds iff
@@ -38,7 +38,7 @@ for ``c > 0``):
   suffice because the deletion inequalities are additive over events.
   With ``delta > 0`` no closed form exists: the smallest delta is the optimum of an LP over
   the reference r (minimise delta subject to both hockey-stick sums of every input being at
-  most delta; :func:`~mechdesign.analysis.privacy.deletion_lp`, built at ``min(eps, 30)``).
+  most delta; :func:`~mechdesign.privacy.measures.deletion_lp`, built at ``min(eps, 30)``).
   It is bracketed rigorously from both sides: the LP's reference, made exact (rounded to
   multiples of ``2^-60``, and snapped to fractions with denominators up to ``10^6`` when
   those sum to 1), and the exact column means, with exact hockey-stick sums give upper
@@ -100,7 +100,7 @@ from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from ..neighbors import distance_matrix
-from .privacy import DELETION_LP_TOLERANCE, DeletionLP, deletion_lp
+from .measures import DELETION_LP_TOLERANCE, DeletionLP, deletion_lp
 
 MAX_EXACT_ENTRIES = 400
 """Largest ``k * n`` (inputs times outputs, or messages) verified in rational arithmetic."""
@@ -718,8 +718,8 @@ def verify_exact(mechanism: Any, notion: Any, epsilon: float | None = None,
     -----
     See the module docstring for each notion's exact condition, the deletion-LDP closed form
     and its derivation, and the bracketing of ``e^x``. References: Li et al. 2022
-    (``reference/belief_ldp.md``, s.2), Huang & Canonne Defs. 2.2-2.3
-    (``reference/composition_and_lemmas.md``, s.1).
+    (``docs/belief_functions.md``, s.2), Huang & Canonne Defs. 2.2-2.3
+    (``docs/accounting.md``, s.1).
 
     Examples
     --------

@@ -1,6 +1,6 @@
 r"""Warner versus "don't know", everything ``mechdesign compare-warner`` reports, as one record.
 
-For one Q_2x3(p, q) (Li et al. 2022, s.4 of ``reference/belief_ldp.md``): the Shafer, Walley
+For one Q_2x3(p, q) (Li et al. 2022, s.4 of ``docs/belief_functions.md``): the Shafer, Walley
 and optimal trade-offs with the exact and the approximate A of Thm 3.10, the Q_lambda
 mechanisms of Fig. 5, and simulated MSEs with standard errors; then the same on the (c, eps)
 grid of Figs 1-2 and the (n, eps) grid of Fig. 3. :func:`compare_warner` computes it;
@@ -19,7 +19,7 @@ from typing import Any
 
 from .._validation import check_int, check_probability
 from ..errors import InvalidParameterError
-from .dont_know import (
+from ..estimation.dont_know import (
     FIGURE3_DONT_KNOW,
     FIGURE3_N,
     FIGURE_C,
@@ -34,8 +34,8 @@ from .dont_know import (
     shafer_grid,
     simulate_path,
 )
-from .estimation import variance_dont_know, variance_q_lambda
-from .simulation import SimulationResult, _as_seed_sequence, simulate_dont_know
+from ..estimation.estimators import variance_dont_know, variance_q_lambda
+from ..estimation.simulation import SimulationResult, _as_seed_sequence, simulate_dont_know
 
 PATH_LAMBDAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 """Q_lambda mechanisms simulated for the table and Fig. 5."""
@@ -65,7 +65,7 @@ class WarnerComparison:
     seed : int
         The root entropy of the simulations (repeat a run by passing it back).
     analysis : DontKnowAnalysis
-        :func:`~mechdesign.analysis.dont_know.dont_know_analysis` of Q_2x3(p, q).
+        :func:`~mechdesign.estimation.dont_know.dont_know_analysis` of Q_2x3(p, q).
     rows : tuple of ComparisonRow
         Q_2x3(p, q) read with Shafer's semantics, then Q_lambda at :data:`PATH_LAMBDAS`
         (lambda = 0 is warner(p), lambda = 1 is warner(1 - q)).
@@ -124,7 +124,7 @@ def compare_warner(p: float = 0.6, q: float = 0.2, pi: float = FIGURE_PI, n: int
     ----------
     p, q : float
         The single mechanism Q_2x3(p, q) (``p > 1/2``, ``p + q <= 1``; see
-        :func:`~mechdesign.analysis.dont_know.dont_know_analysis`).
+        :func:`~mechdesign.estimation.dont_know.dont_know_analysis`).
     pi, n : float, int
         True proportion and survey size (defaults: the paper-silent choices 0.3 and 100).
     cs, epsilons : sequences of float

@@ -78,7 +78,7 @@ def test_clone_delta_matches_mpmath(eps0, n, eps):
 
 def test_shuffle_numeric_in_reference_bracket():
     # FMT21's public code brackets the clone bound at n = 1e5, eps0 = 4, delta = 1e-6 in
-    # [0.1675, 0.1728] (reference/composition_and_lemmas.md s.4); we compute it exactly.
+    # [0.1675, 0.1728] (docs/accounting.md s.4); we compute it exactly.
     r = shuffle_epsilon(4.0, 10**5, 1e-6)
     assert r.method == "numeric" and r.valid and not r.restricted
     assert 0.1675 < r.lower <= r.upper < 0.1728

@@ -1,6 +1,6 @@
 """Pessimistic and optimistic trade-off functions of evidential mechanisms (Li et al. 2022).
 
-References: ``reference/belief_ldp.md`` s.3 (definitions, Thm 3.5, Cor 3.6, Thm 3.18,
+References: ``docs/belief_functions.md`` s.3 (definitions, Thm 3.5, Cor 3.6, Thm 3.18,
 Cor 3.19, the Q_2x3 closed forms and the warning on the tight 2-fold optimistic bound).
 Each exact method is checked against a second, independent one: the LP over tests
 (pessimistic), and brute force over every extreme point of the credal sets (optimistic).
@@ -13,7 +13,6 @@ import math
 
 import numpy as np
 import pytest
-from tests.strategies import evidential_mechanisms, mechanisms
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -45,6 +44,7 @@ from mechdesign.accounting.tradeoff import (
     tradeoff_function,
     tradeoff_function_dp,
 )
+from tests.strategies import evidential_mechanisms, mechanisms
 
 GRID = np.linspace(0.0, 1.0, 401)
 
@@ -85,7 +85,7 @@ def neyman_pearson(P: np.ndarray, Q: np.ndarray, alpha: float) -> float:
 
 
 def brute_optimistic(ev: EvidentialMechanism, x: int, xp: int):
-    """T^op = inf over credal pairs of T(pr, pr') (belief_ldp.md s.3), the inf taken over
+    """T^op = inf over credal pairs of T(pr, pr') (docs/belief_functions.md s.3), the inf taken over
     all extreme points (no chain argument): the definition by brute force."""
     curves = [tradeoff_function(p, q) for p in selections(ev, x) for q in selections(ev, xp)]
     return lower_envelope(curves)
@@ -264,7 +264,7 @@ def test_corollary_3_19_two_fold_wldp_bound(ev):
 
 
 def test_tight_two_fold_bound_fails_for_the_optimistic_curve():
-    # belief_ldp.md s.3 WARNING, with a concrete counterexample: Q_2x3(0.3, 0.2) has
+    # docs/belief_functions.md s.3 WARNING, with a concrete counterexample: Q_2x3(0.3, 0.2) has
     # eps_W = ln((1-q)/q) = ln 4. Reject H0 = (P, P) when the two answers differ,
     # E = {(Yes, No), (No, Yes)}:
     #   alpha^op = bel_(P,P)(E) = 2 p q = 0.12,

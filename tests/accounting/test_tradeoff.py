@@ -1,7 +1,7 @@
 """Trade-off functions (f-DP) of finite pairs and mechanisms, exact and piecewise linear.
 
-References: Dong, Roth & Su 2022 (Gaussian DP), ``reference/composition_and_lemmas.md`` s.5
-and ``reference/belief_ldp.md`` s.3 (f_eps, f_eps (x) f_eps, the Kairouz-Oh-Viswanath
+References: Dong, Roth & Su 2022 (Gaussian DP), ``docs/accounting.md`` s.5
+and ``docs/belief_functions.md`` s.3 (f_eps, f_eps (x) f_eps, the Kairouz-Oh-Viswanath
 binomial construction).
 """
 
@@ -12,7 +12,6 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from tests.strategies import mechanisms, stochastic_matrices
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
@@ -46,6 +45,7 @@ from mechdesign.accounting.tradeoff import (
     tradeoff_gaussian,
 )
 from mechdesign.privacy.measures import pairwise_log_ratios
+from tests.strategies import mechanisms, stochastic_matrices
 
 GRID = np.linspace(0.0, 1.0, 1001)
 
@@ -170,7 +170,7 @@ def test_k_fold_atoms_against_the_explicit_product(PQ, k):
 
 
 def test_f_eps_tensor_f_eps_closed_form():
-    # belief_ldp.md s.3 (Cor 3.6): f_eps (x) f_eps
+    # docs/belief_functions.md s.3 (Cor 3.6): f_eps (x) f_eps
     #   = max{0, 1 - e^{2eps} a, 2/(1+e^eps) - a, e^{-2eps}(1 - a)}
     for eps in (0.3, 1.0, 2.5):
         e = math.exp(eps)
@@ -188,7 +188,7 @@ def test_f_eps_tensor_f_eps_closed_form():
 
 
 def kov_points(eps: float, k: int, mech: Mechanism) -> tuple[np.ndarray, np.ndarray]:
-    """Kairouz-Oh-Viswanath (belief_ldp.md s.3): the points (P0(J >= j), P1(J < j)),
+    """Kairouz-Oh-Viswanath (docs/belief_functions.md s.3): the points (P0(J >= j), P1(J < j)),
     J ~ Bin(k, 1/(1+e^eps)) under H0 and Bin(k, e^eps/(1+e^eps)) under H1, in 60-digit
     arithmetic on the probabilities AS STORED in the matrix (a 1-ulp change of p moves
     p^1000 by 1e-13, so the exact reference must use the same floats)."""

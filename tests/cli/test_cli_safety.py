@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from mechdesign.cli.main import main
+from tests.paths import PROBLEMS
 
-KRR = Path(__file__).resolve().parent.parent / "problems" / "krr_hamming.toml"
+KRR = PROBLEMS / "krr_hamming.toml"
 
 
 def _ldp_problem(path: Path, loss: str) -> Path:
@@ -105,7 +106,7 @@ SLOW = textwrap.dedent("""
 # The same, but compiling the program announces itself and then waits: a signal sent after
 # "solving" lands inside the command's solve, however fast this machine is.
 IN_SOLVE = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
     import cvxpy
     from mechdesign.cli.main import main
     original = cvxpy.Problem.get_problem_data
@@ -114,6 +115,8 @@ IN_SOLVE = textwrap.dedent("""
         time.sleep(60)
         return original(self, *args, **kwargs)
     cvxpy.Problem.get_problem_data = announced
+    # as in a terminal (a shell starts background jobs with SIGINT ignored)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.exit(main(sys.argv[1:]))
 """)
 

@@ -7,7 +7,6 @@ import importlib.util
 import json
 import math
 import time
-from pathlib import Path
 
 import pytest
 
@@ -17,8 +16,9 @@ from mechdesign.estimation.dont_know import figure_4_curves, shafer_grid
 from mechdesign.estimation.estimators import variance_dont_know, variance_warner
 from mechdesign.plotting.warner import ERRORBAR_SE, figure_3, figure_4, figure_4_title
 from mechdesign.studies.warner_comparison import compare_warner
+from tests.paths import EXAMPLES
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "warner_vs_dont_know.py"
+EXAMPLE = EXAMPLES / "warner_vs_dont_know.py"
 FIGURES = ("fig1.png", "fig2.png", "fig3.png", "fig4.png", "fig5.png")
 
 SMALL = ["compare-warner", "--c", "1", "0.5", "--eps", "1", "2", "--fig3-n", "10", "100"]

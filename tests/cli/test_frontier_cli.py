@@ -10,9 +10,10 @@ import pytest
 from mechdesign.cli.main import main
 from mechdesign.frontier.sweep import frontier
 from mechdesign.io.problems import load_problem
+from tests.paths import PROBLEMS
 
-KRR = "problems/krr_hamming.toml"
-SUBSET = "problems/subset_selection_estimation.toml"
+KRR = str(PROBLEMS / "krr_hamming.toml")
+SUBSET = str(PROBLEMS / "subset_selection_estimation.toml")
 
 
 def test_frontier_json_matches_python(capsys):
@@ -52,14 +53,14 @@ def test_frontier_families_beside_a_loss_objective(capsys):
 def test_frontier_warner_and_dont_know_families(tmp_path, capsys):
     # Li et al. 2022: under mass SLDP Warner (c = 1) is optimal, smaller c is worse
     png = tmp_path / "w.png"
-    assert main(["frontier", "problems/warner_evidential.toml", "--eps", "0.5,1,2", "--json",
+    assert main(["frontier", str(PROBLEMS / "warner_evidential.toml"), "--eps", "0.5,1,2", "--json",
                  "--out", str(png)]) == 0
     record = json.loads(capsys.readouterr().out)
     fams = record["families"]
     np.testing.assert_allclose(fams["Warner (Q_2x3, c = 1)"], record["values"], rtol=1e-6)
     assert all(a > b for a, b in zip(fams["Q_2x3, c = 0.5"], record["values"], strict=True))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert main(["frontier", "problems/warner_evidential.toml", "--eps", "1", "--json",
+    assert main(["frontier", str(PROBLEMS / "warner_evidential.toml"), "--eps", "1", "--json",
                  "--no-families"]) == 0
     assert json.loads(capsys.readouterr().out)["families"] == {}
 

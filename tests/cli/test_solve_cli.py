@@ -8,7 +8,6 @@ import math
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,8 +18,8 @@ from mechdesign.io.matrices import load_mechanism, mechanism_from_dict
 from mechdesign.io.problems import load_problem
 from mechdesign.mechanism import Mechanism
 from mechdesign.neighbors import distance_matrix
+from tests.paths import PROBLEMS
 
-PROBLEMS = Path(__file__).resolve().parent.parent / "problems"
 FILES = sorted(PROBLEMS.glob("*.toml"))
 KRR = PROBLEMS / "krr_hamming.toml"
 WARNER = PROBLEMS / "warner_evidential.toml"
@@ -196,14 +195,14 @@ def test_missed_expected_value_exits_1(capsys, tmp_path):
 def test_subprocess_json_is_clean_and_errors_have_no_traceback(tmp_path):
     """A fresh process: HiGHS's banner (printed from C++ on first use) must not reach
     stdout, and a bad file gives one line, no traceback."""
-    cmd = [sys.executable, "-m", "mechdesign.cli.main", "solve", str(KRR), "--json"]
+    cmd = [sys.executable, "-m", "mechdesign", "solve", str(KRR), "--json"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert strict_json(proc.stdout)["value"] == pytest.approx(2 / (E + 2), rel=1e-9)
     bad = tmp_path / "bad.toml"
     bad.write_text('[privacy]\nnotion = "ldp"\nepsilon = "__import__(\'os\')"\n'
                    '[objective]\nkind = "expected_loss"\nloss = "hamming"\nk = 2\n')
-    proc = subprocess.run([sys.executable, "-m", "mechdesign.cli.main", "solve", str(bad)],
+    proc = subprocess.run([sys.executable, "-m", "mechdesign", "solve", str(bad)],
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 2 and proc.stdout == ""
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
@@ -222,7 +221,7 @@ def test_a_closed_form_optimum_too_large_to_build_is_reported_not_failed(capsys,
     assert record["mechanism"] is None and "subset_selection" in record["mechanism_unavailable"]
     k, r = 1000, math.exp(0.5)
     trace = [(k - 1) ** 2 * (d * r + k - d) ** 2 / (math.expm1(0.5) ** 2 * d * (k - d) * k)
-             for d in range(1, k)]  # subset selection, design_formulations.md
+             for d in range(1, k)]  # subset selection, docs/formulations.md
     assert record["value"] == pytest.approx(min(trace), rel=1e-12)
     assert record["structure"]["d"] == 1 + trace.index(min(trace))
     rc, out, err = run(capsys, "solve", str(f), "--out", str(tmp_path / "q.json"))

@@ -25,7 +25,9 @@ from scipy.optimize import linprog
 import mechdesign as md
 from mechdesign.design.result import Status
 from mechdesign.errors import SolverFailedError
+from mechdesign.io.problems import euclidean_grid
 from mechdesign.privacy.verify import verify_exact
+from mechdesign.testing.fuzz import build, case_from_seed, run_case
 
 GAP_TOL = 1e-6
 
@@ -255,7 +257,7 @@ def test_result_summary_reports_the_gap_and_the_exact_check():
     assert summary["gap"] == res.gap and summary["gap"] <= GAP_TOL
     assert summary["certificate"]["exact"] is True
     assert summary["certificate"]["tolerance"] == 0.0
-    # k-RR: (k - 1) / (e^eps + k - 1) (design_formulations.md)
+    # k-RR: (k - 1) / (e^eps + k - 1) (docs/formulations.md)
     assert res.value == pytest.approx(2 / (math.e + 2), rel=1e-12)
 
 
@@ -349,8 +351,6 @@ def test_symmetric_estimation_value_never_overflows():
 # The four failures of the widened fuzz (benchmarks/README.md, run 8), one test each.
 
 def _fuzz_case(seed: int):
-    sys.path.insert(0, os.path.dirname(__file__))
-    from test_design_fuzz import build, case_from_seed, run_case
     return build(case_from_seed(seed)), run_case, case_from_seed(seed)
 
 
@@ -545,7 +545,7 @@ def test_asymmetric_distance_each_direction_at_its_own_distance():
 def test_spanner_designs_are_labelled_optimal_over_the_spanner_only():
     # seeds 974, 1035, ... (15 of 5,000): a spanner's constraints are stricter than metric
     # privacy, so its optimum is not the notion's; the label says so
-    D = md.problems.euclidean_grid(3, 3)
+    D = euclidean_grid(3, 3)
     res = md.DesignProblem(md.MetricDP(1.0, D, spanner=1.5), md.ExpectedLoss(D)).solve()
     exact = md.DesignProblem(md.MetricDP(1.0, D), md.ExpectedLoss(D)).solve()
     assert res.optimum == "spanner" and exact.optimum == "global"

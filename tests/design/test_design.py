@@ -126,7 +126,7 @@ def test_krr_is_optimal_for_hamming(k, eps):
 def test_approximate_ldp_closed_form(k, eps, delta):
     res = DesignProblem(privacy=ApproxLDP(eps, delta),
                         objective=ExpectedLoss(losses.hamming(k))).solve()
-    truth = (math.exp(eps) + (k - 1) * delta) / (math.exp(eps) + k - 1)  # design_formulations
+    truth = (math.exp(eps) + (k - 1) * delta) / (math.exp(eps) + k - 1)  # docs/formulations.md
     assert 1 - res.value == pytest.approx(truth, rel=1e-8)
     assert md.delta_ldp(res.mechanism, eps) <= delta + 1e-9
 
@@ -163,7 +163,7 @@ def test_worst_case_loss_binary_is_warner():
 
 def test_binary_estimation_is_warner():
     res = DesignProblem(privacy=LDP(1.0), objective=EstimationVariance([0.5, 0.5])).solve()
-    assert res.value == pytest.approx(2.341347, abs=1e-6)  # design_formulations.md
+    assert res.value == pytest.approx(2.341347, abs=1e-6)  # docs/formulations.md
     np.testing.assert_allclose(res.mechanism.matrix, md.warner(math.e / (1 + math.e)).matrix,
                                atol=1e-12)
 

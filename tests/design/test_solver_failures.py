@@ -15,7 +15,6 @@ import warnings
 import cvxpy as cp
 import numpy as np
 import pytest
-from test_design_fuzz import Case, run_case
 
 import mechdesign as md
 from mechdesign import losses
@@ -41,6 +40,7 @@ from mechdesign.errors import (
     ValidationError,
 )
 from mechdesign.privacy.verify import verify_exact
+from mechdesign.testing.fuzz import Case, run_case
 
 TOL = md.EPSILON_TOL
 # two inputs: Q[0,0] >= 0.99 and Q[1,0] <= 0.1 give a ratio >= 9.9 > e^0.5
@@ -326,7 +326,7 @@ def test_finding_staircase_estimation_at_small_epsilon():
     # FINDING (design/staircase.py, found by the fuzz benchmark, seeds 384, 399, 908, 988):
     # Clarabel fails on the staircase estimation program at eps ~ 0.01-0.03 with a
     # non-uniform prior ("Solver 'CLARABEL' failed"). A typed error, but the problem is
-    # well posed; design_formulations.md warns that pattern classes need rescaling.
+    # well posed; docs/formulations.md warns that pattern classes need rescaling.
     res = DesignProblem(LDP(0.03), EstimationVariance([0.1, 0.2, 0.3, 0.15, 0.25])).solve()
     _assert_verified(res, LDP(0.03))
 
@@ -362,7 +362,7 @@ def test_finding_staircase_estimation_at_large_epsilon(eps):
     # FINDING (regression of the rescaling in 168793b, fuzz seeds 386, 646, 728, 758, ...):
     # the staircase estimation program built from M / (e^eps - 1)^2 now fails in Clarabel at
     # eps >= 7 (before the rescaling these cases solved). Binary, so the optimum is Warner's
-    # mechanism with p = e^eps / (1 + e^eps) (design_formulations.md, "Estimation").
+    # mechanism with p = e^eps / (1 + e^eps) (docs/formulations.md, "Estimation").
     res = DesignProblem(LDP(eps), EstimationVariance([0.3, 0.7], "E")).solve()
     _assert_verified(res, LDP(eps))
     p = 1 / (1 + math.exp(-eps))

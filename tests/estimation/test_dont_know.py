@@ -1,5 +1,5 @@
 """The three trade-offs of Q_2x3(p, q), the Fig. 5 rectangle and the Q_lambda path
-(mechdesign.estimation.dont_know; reference/belief_ldp.md s.4)."""
+(mechdesign.estimation.dont_know; docs/belief_functions.md s.4)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ from mechdesign.studies.warner_comparison import compare_warner
 
 
 def test_sanity_example_p06_q02():
-    # belief_ldp.md s.4: p = .6, q = .2: r_S = r_bel,S = 3, r_pl,S = 2, r_W = 4, eps^O = ln 1.5
+    # docs/belief_functions.md s.4: p = .6, q = .2: r_S = r_bel,S = 3, r_pl,S = 2, r_W = 4,
+    # eps^O = ln 1.5
     a = dont_know_analysis(0.6, 0.2, pi=0.3, n=100)
     assert a.epsilon_shafer == pytest.approx(math.log(3), abs=1e-15)
     assert a.epsilon_walley == pytest.approx(math.log(4), abs=1e-15)
@@ -103,7 +104,7 @@ def test_q_equal_zero_is_non_private_but_estimable():
 
 
 def test_from_c_eps_inverts_the_parametrisation():
-    # belief_ldp.md s.4 and correction 3: p = c/(1 + e^-eps), q = c/(1 + e^eps)
+    # docs/belief_functions.md s.4 and correction 3: p = c/(1 + e^-eps), q = c/(1 + e^eps)
     for c in (1.0, 0.9, 0.5, 0.1):
         for eps in (0.1, 1.0, 4.0, 30.0):
             p, q = dont_know_from_c_eps(c, eps)

@@ -2,8 +2,8 @@
 
 Reference values are derived next to each test: exact enumeration over every count vector
 with fractions.Fraction (so "unbiased" is checked as an exact equality), scipy's binomial pmf
-as an independent evaluation of A, and the closed forms of reference/belief_ldp.md s.4 and
-reference/design_formulations.md ("Estimation").
+as an independent evaluation of A, and the closed forms of docs/belief_functions.md s.4 and
+docs/formulations.md ("Estimation").
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from fractions import Fraction as F
 
 import numpy as np
 import pytest
-from tests.strategies import stochastic_matrices
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -38,6 +37,7 @@ from mechdesign.estimation.estimators import (
     variance_warner,
 )
 from mechdesign.estimation.simulation import simulate, simulate_dont_know
+from tests.strategies import stochastic_matrices
 
 
 # ----------------------------------------------------------------------------- exact helpers
@@ -63,7 +63,7 @@ def multinomial_pmf(counts, probs) -> F:
 
 
 def exact_A(n: int, c: F) -> F:
-    """E[1/M | M > 0], M ~ Bin(n, c), as a fraction (belief_ldp.md s.4)."""
+    """E[1/M | M > 0], M ~ Bin(n, c), as a fraction (docs/belief_functions.md s.4)."""
     s = sum(F(math.comb(n, k)) * c ** k * (1 - c) ** (n - k) / k for k in range(1, n + 1))
     return s / (1 - (1 - c) ** n)
 
@@ -97,7 +97,7 @@ def test_inverse_moment_matches_fraction_sum(n, c):
 
 @pytest.mark.parametrize("n", [1, 7, 100, 10**6])
 def test_inverse_moment_at_c_one_is_one_over_n(n):
-    # M = n surely, so E[1/M | M > 0] = 1/n exactly (belief_ldp.md s.7)
+    # M = n surely, so E[1/M | M > 0] = 1/n exactly (docs/belief_functions.md s.7)
     assert binomial_inverse_moment(n, 1.0) == 1.0 / n
 
 
@@ -112,7 +112,7 @@ def test_inverse_moment_large_n_against_scipy_pmf(n, c):
 
 
 def test_inverse_moment_approximation_is_low_by_three_percent_at_n10_c_half():
-    # belief_ldp.md s.4: the seed's 1/((n+1)c - 1) is about 3% low at n = 10, c = .5
+    # docs/belief_functions.md s.4: the seed's 1/((n+1)c - 1) is about 3% low at n = 10, c = .5
     exact = float(exact_A(10, F(1, 2)))  # 0.229109...
     approx = binomial_inverse_moment(10, 0.5, exact=False)
     assert approx == pytest.approx(1 / 4.5, rel=1e-15)
@@ -164,7 +164,7 @@ def test_dont_know_estimator_matches_fraction_formula_on_every_count_vector():
 @settings(max_examples=60, deadline=None)
 @given(p=st.floats(0.01, 1.0), pi=st.floats(0.0, 1.0), n=st.integers(1, 5000))
 def test_thm_3_10_reduces_to_eq_1_when_nobody_says_dont_know(p, pi, n):
-    # p + q = 1: A = 1/n and Thm 3.10 is Warner's Eq. (1) (belief_ldp.md s.7)
+    # p + q = 1: A = 1/n and Thm 3.10 is Warner's Eq. (1) (docs/belief_functions.md s.7)
     q = 1.0 - p
     if abs(p - q) < 1e-3:
         return
@@ -176,7 +176,7 @@ def test_thm_3_10_reduces_to_eq_1_when_nobody_says_dont_know(p, pi, n):
 @given(p=st.floats(0.02, 0.98), a=st.floats(0.0, 1.0), b=st.floats(0.0, 1.0),
        pi=st.floats(0.0, 1.0), n=st.integers(1, 3000), exact=st.booleans())
 def test_proposition_4_5_variance_increases_with_q_at_fixed_p(p, a, b, pi, n, exact):
-    # belief_ldp.md s.4 ("don't know" proposition): at fixed p, nu^S increases with q, so
+    # docs/belief_functions.md s.4 ("don't know" proposition): at fixed p, nu^S increases with q, so
     # within a budget lie as little as allowed and say "don't know" instead
     top = min(p, 1.0 - p)
     q1, q2 = sorted((a * top, b * top))
@@ -376,7 +376,7 @@ def test_projection_known_values():
 @pytest.mark.parametrize("n", [10])
 def test_mle_by_em_is_clipped_closed_form_for_two_inputs(n):
     # two inputs: the log-likelihood is concave in pi, so the MLE on [0, 1] is the
-    # unconstrained MLE clipped (Warner: n1/q1 = n2/q2; Q_2x3: belief_ldp.md s.4)
+    # unconstrained MLE clipped (Warner: n1/q1 = n2/q2; Q_2x3: docs/belief_functions.md s.4)
     counts = np.array([[k, n - k] for k in range(n + 1)])
     em = estimate_mle(md.warner(0.75), counts)[:, 0]
     np.testing.assert_allclose(em, np.clip(estimate_warner(counts, 0.75), 0, 1), atol=1e-8)
@@ -450,7 +450,7 @@ def test_mle_warns_when_the_gap_cannot_be_certified():
 
 # ----------------------------------------------------------------------------- Cramer-Rao
 def test_cramer_rao_reference_values():
-    # reference/design_formulations.md "Estimation": uniform prior, trace CR
+    # docs/formulations.md "Estimation": uniform prior, trace CR
     eps1 = md.warner(math.e / (1 + math.e))
     assert cramer_rao(eps1, [0.5, 0.5]).trace == pytest.approx(2.341347, abs=5e-7)
     ss = md.subset_selection(10, 4, 0.5)

@@ -17,13 +17,14 @@ from mechdesign.frontier.families import (
     family_mechanism,
 )
 from mechdesign.io.problems import load_problem
+from tests.paths import PROBLEMS
 
 EPS = [0.5, 1.0, 2.0]
 
 
 @pytest.fixture(scope="module")
 def yes_no():
-    return load_problem("problems/warner_evidential.toml").problem
+    return load_problem(PROBLEMS / "warner_evidential.toml").problem
 
 
 def test_warner_family_is_the_designed_optimum_under_mass_sldp(yes_no):
@@ -44,7 +45,7 @@ def test_dont_know_family_has_the_asked_privacy(yes_no, kind, c):
     prob = yes_no.with_privacy(md.SLDP(1.0, kind=kind))
     for e in EPS:
         m = dont_know_family(c, e, prob)
-        # eps_pl of Q_2x3 grows to ln(1 / (1 - c)) as q -> 0 (belief_ldp.md s.4)
+        # eps_pl of Q_2x3 grows to ln(1 / (1 - c)) as q -> 0 (docs/belief_functions.md s.4)
         if kind == "pl" and c < 1 and e > math.log(1 / (1 - c)):
             assert m is None
             continue
@@ -63,7 +64,7 @@ def test_dont_know_frontier_is_nan_where_unreachable(yes_no):
 def test_ordinary_families_that_fit_a_loss_matrix():
     # k = 3, Hamming loss, uniform prior: k-RR's expected loss is (k - 1) / (e^eps + k - 1);
     # subset selection at d = 1 is k-RR; unary encodings (8 outputs) do not fit the loss
-    prob = load_problem("problems/krr_hamming.toml").problem
+    prob = load_problem(PROBLEMS / "krr_hamming.toml").problem
     fams = comparison_families(prob, [0.5, 1.0])
     assert set(fams) == {"randomized_response", "subset_selection"}
     closed = [2 / (math.exp(e) + 2) for e in (0.5, 1.0)]
@@ -82,7 +83,7 @@ def test_information_objectives_take_every_family():
 
 
 def test_dont_know_family_refuses_other_problems():
-    prob = load_problem("problems/krr_hamming.toml").problem
+    prob = load_problem(PROBLEMS / "krr_hamming.toml").problem
     with pytest.raises(InvalidParameterError, match="2 inputs, 2 outputs"):
         dont_know_family(0.9, 1.0, prob)
 

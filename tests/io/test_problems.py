@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -54,8 +53,8 @@ from mechdesign.privacy.measures import (
     epsilon_sldp,
     epsilon_wldp,
 )
+from tests.paths import PROBLEMS
 
-PROBLEMS = Path(__file__).resolve().parent.parent / "problems"
 FILES = sorted(PROBLEMS.glob("*.toml"))
 TOL = 1e-9
 E = math.e
@@ -208,7 +207,7 @@ def test_closed_form_references_match_the_files():
         "warner_evidential.toml": 2 * (0.3 * 0.7 + E / (E - 1) ** 2),
     }
     assert int(np.argmin(ss)) + 1 == 4  # d = 4, as the file says
-    assert round(min(ss), 4) == 127.2172  # design_formulations.md
+    assert round(min(ss), 4) == 127.2172  # docs/formulations.md
     for name, ref in refs.items():
         np.testing.assert_allclose(expected_of(name).value, ref, rtol=1e-13, err_msg=name)
 

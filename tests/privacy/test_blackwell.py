@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 import pytest
-from tests.strategies import mechanisms, stochastic_matrices
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +25,7 @@ from mechdesign import (
 )
 from mechdesign.accounting.tradeoff import tradeoff_function
 from mechdesign.privacy.blackwell import GARBLING_TOL, garbling, is_garbling_of
+from tests.strategies import mechanisms, stochastic_matrices
 
 GRID = np.linspace(0.0, 1.0, 2001)
 

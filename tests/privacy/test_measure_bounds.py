@@ -16,7 +16,6 @@ import mpmath as mp
 import networkx as nx
 import numpy as np
 import pytest
-from tests.strategies import all_events, brute_bel, brute_pl, evidential_mechanisms, mechanisms
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +32,7 @@ from mechdesign import (
 )
 from mechdesign._exact import LOG_RATIO_ULPS, log_ratio
 from mechdesign.privacy.measures import pairwise_log_ratios
+from tests.strategies import all_events, brute_bel, brute_pl, evidential_mechanisms, mechanisms
 
 DPS = 60
 U = 2.0 ** -53
@@ -294,7 +294,7 @@ def test_dont_know_at_tiny_ratios(t):
 
 
 def test_dont_know_sheet_values_within_ulps():
-    # belief_ldp.md s.4: dont_know(0.6, 0.2) has eps_W = ln((1 - q) / q) = ln 4 up to the
+    # docs/belief_functions.md s.4: dont_know(0.6, 0.2) has eps_W = ln((1 - q) / q) = ln 4 up to the
     # rounding of 0.6 and 0.2; the float tables widened by their rounding bound read it
     # 2.9e-15 above, the exact sums within 8 ulps
     dk = dont_know(0.6, 0.2)

@@ -1,7 +1,7 @@
 """Exact privacy measures: reference values, brute force on random mechanisms, invariants.
 
-Sources: Li et al. 2022 (``reference/belief_ldp.md`` s.2, s.4, s.7) for SLDP / WLDP, and
-Huang & Canonne, "Lemmas of differential privacy" (``reference/composition_and_lemmas.md``
+Sources: Li et al. 2022 (``docs/belief_functions.md`` s.2, s.4, s.7) for SLDP / WLDP, and
+Huang & Canonne, "Lemmas of differential privacy" (``docs/accounting.md``
 s.1, s.3) for LDP, approximate LDP and deletion LDP.
 """
 
@@ -14,14 +14,6 @@ from fractions import Fraction
 import networkx as nx
 import numpy as np
 import pytest
-from tests.strategies import (
-    all_events,
-    brute_bel,
-    brute_pl,
-    evidential_mechanisms,
-    mechanisms,
-    stochastic_matrices,
-)
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
@@ -43,6 +35,14 @@ from mechdesign import (
     warner,
 )
 from mechdesign.errors import SizeLimitError
+from tests.strategies import (
+    all_events,
+    brute_bel,
+    brute_pl,
+    evidential_mechanisms,
+    mechanisms,
+    stochastic_matrices,
+)
 
 LN = math.log
 KINDS = ("mass", "pl", "bel")

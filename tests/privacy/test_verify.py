@@ -12,7 +12,6 @@ import mpmath as mp
 import networkx as nx
 import numpy as np
 import pytest
-from tests.strategies import evidential_mechanisms, mechanisms
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +24,7 @@ from mechdesign.privacy.verify import (
     exp_bracket,
     verify_exact,
 )
+from tests.strategies import evidential_mechanisms, mechanisms
 
 mp.mp.dps = 80
 YN = [frozenset({"Yes"}), frozenset({"No"}), frozenset({"Yes", "No"})]
@@ -100,7 +100,7 @@ def test_dont_know_exact_ratios(notion, ratio):
 @pytest.mark.parametrize(("notion", "ratio"), [
     ("sldp_mass", 3), ("sldp_bel", 3), ("sldp_pl", 2), ("wldp", 4)])
 def test_dont_know_sanity_example_of_the_sheet(notion, ratio):
-    # belief_ldp.md s.4, p = .6, q = .2: r_S = r_bel = 3, r_pl = 2, r_W = 4 (up to the
+    # docs/belief_functions.md s.4, p = .6, q = .2: r_S = r_bel = 3, r_pl = 2, r_W = 4 (up to the
     # rounding of 0.6 and 0.2 to binary)
     v = verify_exact(md.dont_know(0.6, 0.2), notion, 2.0)
     assert float(v.ratio) == pytest.approx(ratio, rel=1e-15)

@@ -1,0 +1,5 @@
+"""Test harnesses shipped with the package (importable from tests and benchmarks alike).
+
+``fuzz``: random design problems over every notion and objective, each result checked
+exactly and against an independent reference LP.
+"""
