@@ -49,7 +49,7 @@ def main() -> None:
     cases = {
         "LDP, random loss": md.DesignProblem(privacy=md.LDP(1.0), objective=md.ExpectedLoss(L)),
         "metric (line), absolute loss": md.DesignProblem(
-            privacy=md.MetricDP(1.0, md.line_distance(args.k)),
+            privacy=md.MetricDP(1.0, md.neighbors.line_distance(args.k)),
             objective=md.ExpectedLoss(md.losses.absolute(args.k))),
     }
     print(f"k = {args.k}, {args.points} epsilons in [0.1, 4], {os.cpu_count()} cores, "

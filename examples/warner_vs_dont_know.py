@@ -39,9 +39,10 @@ def main(out_dir: str = "warner_figures", *, p: float = P, q: float = Q, pi: flo
 
     # 2. the record is plain data: e.g. the three readings of the one mechanism
     a = c.analysis
+    crb = md.estimation.cramer_rao(md.dont_know(p, q), pi)
     print(f"\nShafer eps = {a.epsilon_shafer:.4f}, Walley eps = {a.epsilon_walley:.4f}, "
           f"optimal eps = {a.epsilon_optimal:.4f}; exact A = {a.inverse_moment:.6g}; "
-          f"Cramer-Rao bound / n = {md.cramer_rao(md.dont_know(p, q), pi).matrix[0, 0] / n:.6g}")
+          f"Cramer-Rao bound / n = {crb.matrix[0, 0] / n:.6g}")
 
     # 3. the paper's figures 1-5: closed form plus simulated points with error bars
     written = write_figures(c, out_dir)

@@ -20,19 +20,21 @@ from mechdesign import (
     Mechanism,
     SizeLimitError,
     ValidationError,
-    deletion_counterexample,
     delta_ldp,
     dont_know,
     epsilon_metric,
     epsilon_sldp,
-    hadamard_response,
     load_mechanism,
     q_lambda,
     randomized_response,
+    warner,
+)
+from mechdesign.catalog import (
+    deletion_counterexample,
+    hadamard_response,
     subset_selection,
     truncated_geometric,
     unary_encoding,
-    warner,
 )
 
 W = warner(0.75)

@@ -17,21 +17,26 @@ from hypothesis import strategies as st
 from mechdesign import (
     EvidentialMechanism,
     Mechanism,
-    deletion_counterexample,
     dont_know,
     epsilon_ldp,
     epsilon_metric,
-    hadamard_response,
-    line_distance,
     q_lambda,
     randomized_response,
+    warner,
+)
+from mechdesign.catalog import (
+    CATALOG,
+    MAX_UNARY_K,
+    TINY,
+    deletion_counterexample,
+    hadamard_response,
+    max_epsilon,
     subset_selection,
     truncated_geometric,
     unary_encoding,
-    warner,
 )
-from mechdesign.catalog import CATALOG, MAX_UNARY_K, TINY, max_epsilon
 from mechdesign.errors import InvalidParameterError
+from mechdesign.neighbors import line_distance
 from mechdesign.privacy.verify import verify_exact
 
 EPS = st.floats(0.0, 8.0)

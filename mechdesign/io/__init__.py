@@ -1,1 +1,25 @@
-"""TODO"""
+"""Files: mechanism matrices (CSV/JSON) and problem files (TOML).
+"""
+
+from .._lazy import lazy_exports
+
+_NAMES = {
+    "csv_numbers": ".matrices",
+    "csv_rows": ".matrices",
+    "euclidean_grid": ".problems",
+    "Expected": ".problems",
+    "grid_graph": ".problems",
+    "load_mechanism": ".matrices",
+    "load_problem": ".problems",
+    "loads_problem": ".problems",
+    "mechanism_from_dict": ".matrices",
+    "mechanism_to_jsonable": ".matrices",
+    "path_graph": ".problems",
+    "problem_from_dict": ".problems",
+    "ProblemFile": ".problems",
+    "read_text_limited": ".matrices",
+    "save_mechanism": ".matrices",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _NAMES)
+__all__ = sorted(_NAMES)

@@ -138,7 +138,7 @@ def test_ten_rr_matches_mpmath_with_pooled_outputs():
 
 
 def test_deletion_counterexample_composition_matches_mpmath():
-    m = md.deletion_counterexample()
+    m = md.catalog.deletion_counterexample()
     for k, eps in ((1, 0.5), (6, 0.3), (6, 2.0)):
         res = delta_composed(m, eps, k)
         close(res.delta, mp_delta_tuples([m] * k, eps))
@@ -149,7 +149,8 @@ def test_deletion_counterexample_composition_matches_mpmath():
 
 def test_heterogeneous_list_matches_mpmath():
     zero = md.Mechanism([[0.5, 0.5, 0.0], [0.1, 0.2, 0.7]])  # an infinite loss
-    mechs = [md.randomized_response(2, 0.3), md.deletion_counterexample(), zero, md.warner(0.8)]
+    mechs = [md.randomized_response(2, 0.3), md.catalog.deletion_counterexample(), zero,
+             md.warner(0.8)]
     for eps in (0.0, 0.7, 2.5, 50.0):
         close(delta_composed(mechs, eps).delta, mp_delta_tuples(mechs, eps))
     for eps in (0.4, 3.0):
@@ -180,7 +181,7 @@ def test_epsilon_composed_is_the_root(target):
 
 
 def test_epsilon_composed_heterogeneous_root():
-    mechs = [md.randomized_response(2, 0.3), md.deletion_counterexample(), md.warner(0.8)]
+    mechs = [md.randomized_response(2, 0.3), md.catalog.deletion_counterexample(), md.warner(0.8)]
     res = epsilon_composed(mechs, 1e-2, k=2)
     assert mp_delta_tuples(mechs * 2, res.epsilon - 1e-9) > 1e-2
     assert mp_delta_tuples(mechs * 2, res.epsilon + 1e-9) < 1e-2
@@ -202,7 +203,7 @@ def test_loss_atoms_edge_cases():
 
 
 def test_symmetric_fast_path_and_pairs():
-    tg = md.truncated_geometric(5, 0.5)
+    tg = md.catalog.truncated_geometric(5, 0.5)
     everyone = epsilon_composed(tg, 1e-6, 10)
     neighbours = epsilon_composed(tg, 1e-6, 10, pairs=[(i, i + 1) for i in range(4)]
                                   + [(i + 1, i) for i in range(4)])
@@ -216,7 +217,7 @@ def test_symmetric_fast_path_and_pairs():
 
 def test_worst_pair_equals_max_over_single_pairs():
     # pairs are deduplicated by their column multisets; the maximum must not change
-    tg = md.truncated_geometric(5, 0.5)
+    tg = md.catalog.truncated_geometric(5, 0.5)
     Q = tg.matrix
     for eps in (0.5, 2.0):
         every = delta_composed(tg, eps, 4)

@@ -92,7 +92,7 @@ def test_drift_of_off_grid_losses_is_within_one_step_per_composition():
 
 def test_asymmetric_pair_deletion_counterexample():
     h, k = 1e-4, 5
-    mech = md.deletion_counterexample()
+    mech = md.catalog.deletion_counterexample()
     pess = _pld_pair(mech, h, True).self_compose(k)
     opt = _pld_pair(mech, h, False).self_compose(k)
     _check_delta_curve(mech, k, pess, opt, h, [0.5, 2.0, 5.0])
@@ -103,7 +103,7 @@ def test_infinite_losses_and_heterogeneous_composition():
     h = 1e-4
     zero = md.Mechanism([[0.5, 0.4, 0.1], [0.3, 0.7, 0.0]])  # P' = 0 < P: infinite loss
     rr = md.randomized_response(2, 0.7)
-    mechs = [rr, zero, md.deletion_counterexample()]
+    mechs = [rr, zero, md.catalog.deletion_counterexample()]
     pess = _pld_pair(rr, h, True).compose(_pld_pair(zero, h, True)).compose(
         _pld_pair(mechs[2], h, True))
     opt = _pld_pair(rr, h, False).compose(_pld_pair(zero, h, False)).compose(

@@ -21,9 +21,9 @@ from mechdesign import (
     load_mechanism,
     randomized_response,
     save_mechanism,
-    truncated_geometric,
     warner,
 )
+from mechdesign.catalog import truncated_geometric
 from mechdesign.cli.main import main
 from mechdesign.io.matrices import mechanism_from_dict
 

@@ -102,7 +102,8 @@ def test_thousand_fold_rr_epsilon_and_reference_are_exact(capsys):
     # (read off the breakpoints, T(0) = 1 - 2e-15 would give inf); the default reference is
     # f_{eps, 1e-6} at the exact epsilon of the composition at delta = 1e-6, which the curve
     # must dominate (Dong, Roth & Su 2022, Prop. 2.5)
-    from mechdesign import epsilon_composed, randomized_response
+    from mechdesign import randomized_response
+    from mechdesign.accounting import epsilon_composed
     from mechdesign.accounting.tradeoff import tradeoff_dp
 
     rc, out, _ = run(capsys, "tradeoff", "randomized_response", "k=2", "epsilon=0.05",

@@ -141,10 +141,10 @@ def test_metric_privacy_beyond_e20_is_exact():
     # (exact). For counts with a loss non-decreasing in |x - y| the truncated geometric
     # mechanism is optimal (Ghosh, Roughgarden, Sundararajan 2009; the identity remap is
     # optimal for the Hamming loss), so its value is the optimum.
-    notion = md.MetricDP(30.0, md.line_distance(3))
+    notion = md.MetricDP(30.0, md.neighbors.line_distance(3))
     res = md.DesignProblem(notion, md.ExpectedLoss(md.losses.hamming(3))).solve()
     _assert_certified(res, notion)
-    witness = md.truncated_geometric(3, 30.0).matrix
+    witness = md.catalog.truncated_geometric(3, 30.0).matrix
     optimum = float(np.mean((witness * md.losses.hamming(3)).sum(axis=1)))
     assert res.value == pytest.approx(optimum, rel=1e-6)
 
@@ -305,7 +305,8 @@ def test_the_nonzero_estimate_follows_cvxpys_compiled_matrix():
     cells = np.array([(r, c) for r in range(3) for c in range(4)], dtype=float)
     euclid = np.linalg.norm(cells[:, None] - cells[None], axis=-1)  # a 3 x 4 grid
     for notion, k in [(md.LDP(1), 12), (md.ApproxLDP(1, 1e-3), 6), (md.DeletionLDP(1), 12),
-                      (md.DeletionLDP(1, 0.01), 12), (md.MetricDP(1, md.line_distance(12)), 12),
+                      (md.DeletionLDP(1, 0.01), 12),
+                      (md.MetricDP(1, md.neighbors.line_distance(12)), 12),
                       (md.MetricDP(1, euclid), 12), (md.MetricDP(1, euclid, spanner=1.5), 12)]:
         p = md.DesignProblem(notion, md.ExpectedLoss(rng.random((k, k))))
         prob, _, _, _ = p._compile()
@@ -388,7 +389,7 @@ def test_estimation_at_a_boundary_prior_under_pure_ldp_is_solved():
     prob = md.DesignProblem(md.LDP(eps), md.EstimationVariance([1.0, 0.0]), n_outputs=2)
     res = prob.solve()
     assert res.certificate.met and verify_exact(res.mechanism, "ldp", eps).holds is True
-    warner = md.cramer_rao(md.randomized_response(2, eps), [1.0, 0.0]).trace
+    warner = md.estimation.cramer_rao(md.randomized_response(2, eps), [1.0, 0.0]).trace
     assert math.isfinite(res.value) and res.value <= warner * (1 + 1e-9)
     # and a ratio-relaxed notion at the same prior is refused, also through with_privacy
     approx = md.DesignProblem(md.ApproxLDP(eps, 0.0), md.EstimationVariance([1.0, 0.0]),
@@ -403,12 +404,12 @@ def test_deletion_delta_at_huge_epsilon(eps):
     # e^708 coefficients was a HiGHS model error, and verify_exact could not prove even
     # equal rows. Equal rows have delta 0 at every epsilon (the column means as reference).
     Q = np.tile([0.25, 0.25, 0.5], (3, 1))
-    assert md.delta_deletion(Q, eps) == 0.0
+    assert md.privacy.delta_deletion(Q, eps) == 0.0
     assert verify_exact(md.Mechanism(Q), "deletion_ldp", eps, delta=1e-12).holds is True
     # randomized response: reference r = uniform gives H(Q_x || r) = 0 and
     # H(r || Q_x) = sum_y max(0, 1/k - e^eps Q[x, y]) = 0 once e^eps / (e^eps + k - 1) >= 1/k
     rr = md.randomized_response(3, 1.0)
-    assert md.delta_deletion(rr, eps) == 0.0
+    assert md.privacy.delta_deletion(rr, eps) == 0.0
 
 
 def test_deletion_delta_is_an_upper_bound_on_the_exact_delta():
@@ -419,7 +420,7 @@ def test_deletion_delta_is_an_upper_bound_on_the_exact_delta():
         k, n = rng.integers(2, 5), rng.integers(2, 5)
         Q = rng.dirichlet(np.ones(n) * 0.5, size=k)
         eps = float(rng.choice([0.05, 0.5, 2.0, 40.0]))
-        d = md.delta_deletion(Q, eps)
+        d = md.privacy.delta_deletion(Q, eps)
         v = verify_exact(md.Mechanism(Q), "deletion_ldp", eps, delta=max(d, 1e-300))
         lower, upper = v.achieved_delta
         assert d >= float(lower) - (n + 4) * 2.0 ** -52

@@ -63,7 +63,7 @@ def _random_mech(seed: int, k: int, n: int) -> np.ndarray:
 @pytest.mark.parametrize("make", [
     lambda eps: LDP(eps),
     lambda eps: DeletionLDP(eps),
-    lambda eps: MetricDP(eps, md.line_distance(3)),
+    lambda eps: MetricDP(eps, md.neighbors.line_distance(3)),
 ])
 def test_epsilon_notions_cvxpy_face_matches_numpy_face(seed, make):
     M = _random_mech(seed, 3, 4)
@@ -105,7 +105,7 @@ def test_evidential_notions_cvxpy_face_matches_numpy_face(seed, make):
 
 def test_metric_graph_edges_are_exact():
     # a path graph's edges give the same feasible set as all pairs of |x - x'|
-    M = md.truncated_geometric(5, 0.4).matrix
+    M = md.catalog.truncated_geometric(5, 0.4).matrix
     g = nx.path_graph(5)
     assert _feasible_with(MetricDP(0.4 * 1.001, g), M)
     assert not _feasible_with(MetricDP(0.4 * 0.99, g), M)
@@ -146,9 +146,9 @@ def test_geometric_mechanism_is_optimal_for_counts():
     n, eps = 6, 0.5
     prior = np.array([0.1, 0.3, 0.2, 0.15, 0.15, 0.1])
     L = losses.absolute(n)
-    res = DesignProblem(privacy=MetricDP(eps, md.line_distance(n)),
+    res = DesignProblem(privacy=MetricDP(eps, md.neighbors.line_distance(n)),
                         objective=ExpectedLoss(L, prior)).solve()
-    TG = md.truncated_geometric(n, eps).matrix
+    TG = md.catalog.truncated_geometric(n, eps).matrix
     G = cp.Variable((n, n), nonneg=True)  # the remap, an independent small LP
     remap = cp.Problem(cp.Minimize(cp.sum(cp.multiply(prior[:, None] * L, TG @ G))),
                        [cp.sum(G, axis=1) == 1])
@@ -174,7 +174,7 @@ def test_uniform_estimation_is_subset_selection(k, eps, d, value):
                         ).solve()
     assert res.structure["d"] == d
     assert res.value == pytest.approx(value, abs=1e-4)
-    assert md.cramer_rao(res.mechanism, np.full(k, 1 / k)).trace == pytest.approx(value,
+    assert md.estimation.cramer_rao(res.mechanism, np.full(k, 1 / k)).trace == pytest.approx(value,
                                                                                    abs=1e-4)
 
 
@@ -302,7 +302,7 @@ def loss_problems(draw):
 def test_every_designed_mechanism_passes_the_independent_check(case):
     k, _m, L, prior, eps, kind, delta = case
     notion = {"ldp": LDP(eps), "approx": ApproxLDP(eps, delta), "deletion": DeletionLDP(eps),
-              "metric": MetricDP(eps, md.line_distance(k)), "worst": LDP(eps)}[kind]
+              "metric": MetricDP(eps, md.neighbors.line_distance(k)), "worst": LDP(eps)}[kind]
     obj = WorstCaseLoss(L) if kind == "worst" else ExpectedLoss(L, prior)
     res = DesignProblem(privacy=notion, objective=obj).solve()
     assert res.certificate.met
@@ -310,8 +310,8 @@ def test_every_designed_mechanism_passes_the_independent_check(case):
     measured = {"ldp": md.epsilon_ldp, "worst": md.epsilon_ldp,
                 "approx": lambda q: md.delta_ldp(q, eps),
                 "deletion": lambda q: md.epsilon_deletion(q).epsilon,
-                "metric": lambda q: md.epsilon_metric(q, md.line_distance(k))}[kind](mech)
-    assert measured <= notion.target + md.EPSILON_TOL
+                "metric": lambda q: md.epsilon_metric(q, md.neighbors.line_distance(k))}[kind](mech)
+    assert measured <= notion.target + md.privacy.EPSILON_TOL
     assert res.value == pytest.approx(obj.evaluate(mech.matrix))
     # the solver's value and the certified matrix's value agree
     assert abs(res.certificate.value_gap) <= 1e-6 * max(1.0, abs(res.value))
@@ -334,7 +334,7 @@ def test_repair_by_mixing_restores_the_target():
     Q = md.randomized_response(3, 1.2).matrix
     mech, _C, cert = certify(Q, ApproxLDP(1.0, 0.01), md.Mechanism, lambda M: 0.0, None)
     assert cert.met and cert.repair == "mixing" and 0 < cert.repair_weight < 1
-    assert md.delta_ldp(mech, 1.0) <= 0.01 + md.EPSILON_TOL
+    assert md.delta_ldp(mech, 1.0) <= 0.01 + md.privacy.EPSILON_TOL
 
 
 def test_envelope_repairs_solver_noise_at_no_measurable_cost():
@@ -344,18 +344,19 @@ def test_envelope_repairs_solver_noise_at_no_measurable_cost():
     from mechdesign.design.notions import ratio_envelope
 
     n, eps = 30, 4.0
-    P = md.truncated_geometric(n, eps).matrix
+    P = md.catalog.truncated_geometric(n, eps).matrix
     Q = P.copy()
     tiny = Q < 1e-12
     Q[tiny] *= np.random.default_rng(0).uniform(0.2, 5.0, size=tiny.sum())
-    notion = MetricDP(eps, md.line_distance(n))
+    notion = MetricDP(eps, md.neighbors.line_distance(n))
     assert notion.measure(md.Mechanism(Q / Q.sum(axis=1, keepdims=True))) > eps + 1e-3
     mech, _C, cert = certify(Q, notion, md.Mechanism, lambda M: 0.0, None)
     assert cert.met and cert.repair == "envelope" and cert.repair_weight < 1e-11
-    assert md.epsilon_metric(mech, md.line_distance(n)) <= eps + md.EPSILON_TOL
+    assert md.epsilon_metric(mech, md.neighbors.line_distance(n)) <= eps + md.privacy.EPSILON_TOL
     # the envelope only raises entries, and leaves a private matrix as it is
-    assert np.all(ratio_envelope(Q, eps * md.line_distance(n)) >= Q)
-    np.testing.assert_allclose(ratio_envelope(P, eps * md.line_distance(n)), P, rtol=1e-12)
+    assert np.all(ratio_envelope(Q, eps * md.neighbors.line_distance(n)) >= Q)
+    np.testing.assert_allclose(ratio_envelope(P, eps * md.neighbors.line_distance(n)), P,
+                               rtol=1e-12)
 
 
 def test_warner_is_optimal_under_wldp_with_walley_reading():
@@ -376,7 +377,7 @@ def test_warner_is_optimal_under_wldp_with_walley_reading():
         for p in np.linspace(0.5, 1 - q, 6)[1:]:
             assert md.epsilon_wldp(md.dont_know(p, q)) <= eps + 1e-9
             worst = md.q_lambda(p, q, 0.0)  # Q_0: every "don't know" read as a lie
-            assert md.cramer_rao(worst, [0.3, 0.7]).trace >= res.value - 1e-9
+            assert md.estimation.cramer_rao(worst, [0.3, 0.7]).trace >= res.value - 1e-9
 
 
 # ---- Warner's optimality checked by sampling, independently of the designer's reductions
@@ -501,8 +502,8 @@ def test_dont_know_messages_carry_information_under_wldp_shafer_reading():
                                outputs=("Yes", "No"))
     assert md.epsilon_wldp(m) <= 1.0 + 1e-6
     assert md.epsilon_sldp(m) == math.inf
-    warner = md.cramer_rao(md.warner(math.e / (1 + math.e)), [0.3, 0.7]).trace
-    assert md.cramer_rao(m.to_mechanism(), [0.3, 0.7]).trace < warner
+    warner = md.estimation.cramer_rao(md.warner(math.e / (1 + math.e)), [0.3, 0.7]).trace
+    assert md.estimation.cramer_rao(m.to_mechanism(), [0.3, 0.7]).trace < warner
 
 
 def _kl_columns(S):
@@ -514,7 +515,7 @@ def _kl_columns(S):
 @pytest.mark.parametrize("eps", [0.5, 1.0, 2.5])
 def test_sublinear_utility_kl_is_maximised_by_warner(eps):
     # KL(Q[0] || Q[1]) under eps-LDP: Warner, with value (2p - 1) eps = eps tanh(eps / 2)
-    res = DesignProblem(privacy=LDP(eps), objective=md.SublinearUtility(_kl_columns, k=2)
+    res = DesignProblem(privacy=LDP(eps), objective=md.design.SublinearUtility(_kl_columns, k=2)
                         ).solve()
     assert res.optimum == "global"
     assert res.value == pytest.approx(eps * math.tanh(eps / 2), rel=1e-9)
@@ -523,7 +524,7 @@ def test_sublinear_utility_kl_is_maximised_by_warner(eps):
 def test_sublinear_utility_matches_mutual_information():
     prior = np.array([0.2, 0.3, 0.5])
     mi = MutualInformation(prior)
-    custom = md.SublinearUtility(mi.column_utility, k=3)
+    custom = md.design.SublinearUtility(mi.column_utility, k=3)
     a = DesignProblem(privacy=LDP(1.0), objective=mi).solve()
     b = DesignProblem(privacy=LDP(1.0), objective=custom).solve()
     assert a.value == pytest.approx(b.value, rel=1e-12)

@@ -42,7 +42,7 @@ from mechdesign.errors import (
 from mechdesign.privacy.verify import verify_exact
 from mechdesign.testing.fuzz import Case, run_case
 
-TOL = md.EPSILON_TOL
+TOL = md.privacy.EPSILON_TOL
 # two inputs: Q[0,0] >= 0.99 and Q[1,0] <= 0.1 give a ratio >= 9.9 > e^0.5
 CLASH = {"too_sure": lambda Q: Q[0, 0] >= 0.99, "too_rare": lambda Q: Q[1, 0] <= 0.1}
 
@@ -64,7 +64,8 @@ def _assert_verified(res, notion) -> None:
     lambda: DesignProblem(DeletionLDP(0.5), ExpectedLoss(losses.hamming(2)), constraints=CLASH),
     lambda: DesignProblem(DeletionLDP(0.5, 0.01), ExpectedLoss(losses.hamming(2)),
                           constraints=CLASH),
-    lambda: DesignProblem(MetricDP(0.5, md.line_distance(2)), ExpectedLoss(losses.hamming(2)),
+    lambda: DesignProblem(MetricDP(0.5, md.neighbors.line_distance(2)),
+                          ExpectedLoss(losses.hamming(2)),
                           constraints=CLASH),
     lambda: DesignProblem(SLDP(0.5, "pl"), ExpectedLoss(np.ones((2, 3))), outputs=["a", "b"],
                           constraints=CLASH),
@@ -205,7 +206,7 @@ HARD_PRIOR = np.array([1e-9, 1e-9, 1 - 2e-9])
 
 @pytest.mark.parametrize("make", [
     lambda: LDP(20.0), lambda: ApproxLDP(20.0, 0.01), lambda: DeletionLDP(20.0),
-    lambda: DeletionLDP(20.0, 0.01), lambda: MetricDP(20.0, md.line_distance(3)),
+    lambda: DeletionLDP(20.0, 0.01), lambda: MetricDP(20.0, md.neighbors.line_distance(3)),
     lambda: SLDP(20.0), lambda: SLDP(20.0, "bel"), lambda: WLDP(20.0),
 ], ids=["ldp", "approx", "deletion", "deletion-delta", "metric", "sldp", "sldp-bel", "wldp"])
 @pytest.mark.parametrize("objective", ["loss", "mi", "est-A", "est-D"])
@@ -284,7 +285,7 @@ def test_finding_delta_deletion_underreports_on_a_degenerate_matrix():
     lo, hi = v.achieved_delta
     assert v.holds is False and float(hi - lo) < 1e-15
     assert float(lo) == pytest.approx(0.20000000674886772, abs=1e-16)
-    assert md.delta_deletion(M, 1.0) >= float(lo) - TOL
+    assert md.privacy.delta_deletion(M, 1.0) >= float(lo) - TOL
 
 
 def test_finding_design_certifies_a_deletion_mechanism_that_misses_delta():

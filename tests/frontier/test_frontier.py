@@ -22,7 +22,7 @@ def _independent(problem, notion_of, eps):
     lambda e: md.LDP(e),
     lambda e: md.ApproxLDP(e, 0.05),
     lambda e: md.DeletionLDP(e),
-    lambda e: md.MetricDP(e, md.line_distance(5)),
+    lambda e: md.MetricDP(e, md.neighbors.line_distance(5)),
 ])
 def test_frontier_matches_independent_solves(notion_of):
     L = np.random.default_rng(3).random((5, 5))
@@ -153,7 +153,7 @@ def test_warm_highs_outside_cvxpys_data_layout_falls_back(monkeypatch):
 
 
 def test_workers_2_equals_workers_1_point_by_point(capsys):
-    prob = md.DesignProblem(privacy=md.MetricDP(1.0, md.line_distance(6)),
+    prob = md.DesignProblem(privacy=md.MetricDP(1.0, md.neighbors.line_distance(6)),
                             objective=md.ExpectedLoss(np.random.default_rng(1).random((6, 6))),
                             constraints={"floor": _floor})
     one = frontier(prob, EPS, workers=1)

@@ -100,7 +100,7 @@ def test_lemma_4_1_replacement_implies_deletion(m, eps, x0):
 
 def test_lemma_4_2_counterexample_is_tight():
     eps, delta = 0.25, 1 / 6
-    cx = md.deletion_counterexample(eps, delta)
+    cx = md.catalog.deletion_counterexample(eps, delta)
     uniform = np.full(3, 1 / 3)
     assert delta_deletion_at(cx, eps, uniform) <= delta + 1e-15
     g = deletion_to_replacement(eps, delta)
@@ -124,7 +124,7 @@ def test_lemma_4_2_holds(m, eps, w):
 
 def test_lemma_4_3_repairs_the_counterexample():
     eps = 0.25
-    cx = md.deletion_counterexample(eps, 1 / 6)
+    cx = md.catalog.deletion_counterexample(eps, 1 / 6)
     uniform = np.full(3, 1 / 3)
     rep = to_pure_deletion(cx, eps, uniform)
     Q = rep.mechanism.matrix
@@ -147,7 +147,7 @@ def test_lemma_4_3_transform(m, eps, w):
 
 
 def test_deletion_errors():
-    cx = md.deletion_counterexample()
+    cx = md.catalog.deletion_counterexample()
     with pytest.raises(InvalidParameterError, match="one probability per output"):
         delta_deletion_at(cx, 0.1, [0.5, 0.5])
     with pytest.raises(InvalidParameterError, match="probability vector"):

@@ -21,7 +21,6 @@ from scipy.optimize import linprog
 from mechdesign import (
     EvidentialMechanism,
     Mechanism,
-    deletion_counterexample,
     delta_ldp,
     dont_know,
     epsilon_deletion,
@@ -29,12 +28,13 @@ from mechdesign import (
     epsilon_metric,
     epsilon_sldp,
     epsilon_wldp,
-    hockey_stick,
     privacy_report,
     randomized_response,
     warner,
 )
+from mechdesign.catalog import deletion_counterexample
 from mechdesign.errors import SizeLimitError
+from mechdesign.privacy import hockey_stick
 from tests.strategies import (
     all_events,
     brute_bel,

@@ -165,7 +165,7 @@ def test_lemma_4_2_counterexample():
     # Huang & Canonne Lemma 4.2: at eps = 1/4, delta = 1/6 R is deletion (eps, delta)-LDP
     # (uniform reference, up to the rounding of the construction), but not replacement
     # (2 eps, 2 delta): its delta at 2 eps is (e^eps + 1) delta = 0.3807 > 1/3.
-    R = md.deletion_counterexample(0.25, 1 / 6)
+    R = md.catalog.deletion_counterexample(0.25, 1 / 6)
     v = verify_exact(R, "deletion_ldp", 0.25, 1 / 6)
     assert v.holds is True or v.excess <= 1e-15
     assert v.achieved_delta[0] <= Fraction(1, 6) + Fraction(1, 10**15)
@@ -319,7 +319,7 @@ DELETION_BRACKET_EXAMPLE = md.Mechanism([
 @given(mechanisms(zeros=False, tiny=False), st.floats(0.05, 2.0))
 @example(DELETION_BRACKET_EXAMPLE, 0.75)
 def test_approx_deletion_bracket_is_tight_valid_and_matches_the_float_lp(m, eps):
-    d = md.delta_deletion(m, eps)
+    d = md.privacy.delta_deletion(m, eps)
     v = verify_exact(m, "deletion_ldp", eps, min(1.0, d + 1e-7))
     lo, hi = v.achieved_delta
     assert lo <= hi and float(hi - lo) <= 1e-8
@@ -345,7 +345,7 @@ def test_deletion_bracket_example_is_pinned_with_its_values():
     lo, hi = v.achieved_delta
     assert float(hi - lo) <= 1e-15
     # the float LP (a second method) agrees with both ends
-    d = md.delta_deletion(DELETION_BRACKET_EXAMPLE, 0.75)
+    d = md.privacy.delta_deletion(DELETION_BRACKET_EXAMPLE, 0.75)
     assert float(lo) - 1e-10 <= d <= float(hi) + 1e-10
     assert d == pytest.approx(0.0202932306262, abs=1e-12)
     assert v.holds is True  # 0.0203 > hi
@@ -357,7 +357,7 @@ def test_deletion_bracket_example_is_pinned_with_its_values():
 def test_approx_deletion_is_decided_except_inside_its_bracket(m, eps):
     # zeros, 1e-18 entries and eps = 0 included: the bracket is the LP tolerance wide, so
     # every delta farther than that from the LP optimum is decided, either way
-    d = md.delta_deletion(m, eps)
+    d = md.privacy.delta_deletion(m, eps)
     v = verify_exact(m, "deletion_ldp", eps, min(1.0, d + 1e-8))
     lo, hi = v.achieved_delta
     assert float(hi - lo) <= 1e-9
@@ -373,13 +373,13 @@ def test_deletion_counterexample_holds_at_the_papers_parameters():
     # exactly (eps, delta)-deletion private, proved with the reference snapped to (1/3, 1/3,
     # 1/3). (Before: rounded to nearest, the smallest delta exceeded fl(1/6) and the check
     # was False.)
-    R = md.deletion_counterexample()
+    R = md.catalog.deletion_counterexample()
     v = verify_exact(R, "deletion_ldp", 0.25, 1 / 6)
     assert v.holds is True and v.achieved_delta[1] <= Fraction(1 / 6)
     assert "made exact" in v.witness.condition
     # at other parameters the construction need not hold, and is disproved when it fails
     # (eps = 1/4, delta = 0.3: the smallest delta is 0.3 + 0.00871)
-    w = verify_exact(md.deletion_counterexample(0.25, 0.3), "deletion_ldp", 0.25, 0.3)
+    w = verify_exact(md.catalog.deletion_counterexample(0.25, 0.3), "deletion_ldp", 0.25, 0.3)
     assert w.holds is False and float(w.achieved_delta[0]) == pytest.approx(0.3087113159,
                                                                             abs=1e-9)
 
@@ -427,7 +427,7 @@ def test_tolerance_is_in_delta_units_for_approximate_notions():
     assert verify_exact(w, "approx_ldp", eps, 0.25, tolerance=6e-13).holds is True
     assert verify_exact(w, "approx_ldp", eps, 0.25, tolerance=4e-13).holds is False
     # deletion with delta > 0: the counterexample at (1/4, 0.3) needs 0.3 + 0.00871
-    R = md.deletion_counterexample(0.25, 0.3)
+    R = md.catalog.deletion_counterexample(0.25, 0.3)
     assert verify_exact(R, "deletion_ldp", 0.25, 0.3, tolerance=0.0088).holds is True
     assert verify_exact(R, "deletion_ldp", 0.25, 0.3, tolerance=0.0086).holds is False
 
@@ -462,8 +462,9 @@ def test_bad_tolerance(tol, match):
 @pytest.mark.parametrize("eps", [0.1, 0.5, 1.0, 2.5])
 @pytest.mark.parametrize("make", [
     lambda e: md.randomized_response(2, e), lambda e: md.randomized_response(5, e),
-    lambda e: md.subset_selection(5, 2, e), lambda e: md.hadamard_response(5, e),
-    lambda e: md.unary_encoding(3, e), lambda e: md.unary_encoding(3, e, optimized=True),
+    lambda e: md.catalog.subset_selection(5, 2, e), lambda e: md.catalog.hadamard_response(5, e),
+    lambda e: md.catalog.unary_encoding(3, e),
+    lambda e: md.catalog.unary_encoding(3, e, optimized=True),
 ])
 def test_catalog_ldp_mechanisms_at_their_nominal_epsilon(make, eps):
     mech = make(eps)
@@ -475,8 +476,8 @@ def test_catalog_ldp_mechanisms_at_their_nominal_epsilon(make, eps):
 
 @pytest.mark.parametrize("eps", [0.2, 0.7, 1.5])
 def test_truncated_geometric_is_metric_private_on_the_line(eps):
-    tg = md.truncated_geometric(5, eps)
-    v = verify_exact(tg, "metric", eps, distance=md.line_distance(5))
+    tg = md.catalog.truncated_geometric(5, eps)
+    v = verify_exact(tg, "metric", eps, distance=md.neighbors.line_distance(5))
     # independent: every adjacent pair against exp(eps) in mpmath
     truth = all(mp_ldp_holds(tg.matrix[[x, x + 1]], eps) for x in range(4))
     assert v.holds is truth
@@ -512,7 +513,7 @@ def test_graph_paths_through_nodes_that_are_not_inputs():
 
 def test_notion_objects_match_names():
     m = md.Mechanism([[0.5, 0.375, 0.125], [0.25, 0.25, 0.5], [0.125, 0.5, 0.375]])
-    D = md.line_distance(3)
+    D = md.neighbors.line_distance(3)
     pairs = [
         (md.LDP(1.2), ("ldp", 1.2)), (md.ApproxLDP(0.5, 0.1), ("approx_ldp", 0.5, 0.1)),
         (md.DeletionLDP(0.9), ("deletion_ldp", 0.9)),
