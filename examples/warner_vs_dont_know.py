@@ -18,8 +18,8 @@ from pathlib import Path
 
 import mechdesign as md
 from mechdesign.cli.compare_warner import print_comparison
-from mechdesign.estimation.dont_know import FIGURE3_N, FIGURE_C, FIGURE_EPSILONS
-from mechdesign.plotting import write_figures
+from mechdesign.studies.figure_data import FIGURE3_N, FIGURE_C, FIGURE_EPSILONS
+from mechdesign.studies.figures import write_figures
 from mechdesign.studies.warner_comparison import compare_warner
 
 P, Q, PI, N, REPS, SEED = 0.6, 0.2, 0.3, 100, 1000, 2022

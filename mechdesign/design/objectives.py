@@ -21,7 +21,8 @@ from scipy.linalg import null_space
 
 from .._validation import as_float_matrix
 from ..errors import InvalidParameterError
-from ..estimation.estimators import as_prior, cramer_rao
+from ..estimation.fisher import cramer_rao
+from ..estimation.inputs import as_prior
 from ..losses import check_loss
 from ..mechanism import Mechanism
 

@@ -16,47 +16,32 @@ optimal    eps^O = ln(p/(1-p)) = eps(Q_0)  nu^O = nu(Q_1) = [-(pi-1/2)^2 + 1/(4(
 
 Every Q_lambda trade-off lies in the rectangle ``[eps^O, eps^W] x [nu^O, nu^W]``; the path
 runs from ``(eps^O, nu^W)`` at lambda = 0 to ``(eps^W, nu^O)`` at lambda = 1 (Fig. 5).
+
+The reproduction of the paper's figures (the simulated grids and paths, the Fig. 4 curves)
+builds on this module in :mod:`mechdesign.studies.figure_data`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import numpy as np
 from scipy.special import expit
 
-from .._validation import check_int, check_probability
-from ..accounting.belief_tradeoff import optimistic_function, pessimistic_function
-from ..accounting.tradeoff import tradeoff_function_dp
+from .._validation import check_int, check_probability, frozen
 from ..catalog import dont_know, q_lambda
 from ..errors import InvalidParameterError
 from ..privacy.measures import epsilon_ldp, epsilon_sldp, epsilon_wldp
-from .estimators import (
-    _as_prob_array,
+from .inputs import as_probability_array
+from .records import fields_equal
+from .variances import (
     binomial_inverse_moment,
-    estimate_q_lambda,
-    fields_equal,
     variance_dont_know,
     variance_q_lambda,
     variance_warner,
 )
-from .simulation import SimulationResult, _as_seed_sequence, simulate, simulate_dont_know
-
-FIGURE_C = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
-"""The c = p + q grid used when the paper is silent (``docs/belief_functions.md`` s.5)."""
-
-FIGURE_EPSILONS = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
-"""Privacy losses at which the figures show simulated points (the curves span (0, 4])."""
-
-FIGURE_PI, FIGURE_N = 0.3, 100
-"""pi and n used when the paper is silent (``docs/belief_functions.md`` s.5)."""
-
-FIGURE3_N = (10, 100, 500, 1000)
-FIGURE3_DONT_KNOW = 0.1
-"""Fig. 3: sample sizes and the fixed "don't know" probability ``1 - p - q``."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +71,7 @@ class DontKnowAnalysis:
     Attributes
     ----------
     p, q, pi, n, exact
-        The inputs (``exact``: Thm 3.10 with the exact A, or the seed's approximation).
+        The inputs (``exact``: Thm 3.10 with the exact A, or the paper's approximation).
     epsilon_shafer : float
         ``ln(p/q)``, measured by :func:`~mechdesign.privacy.measures.epsilon_sldp` (mass).
     epsilon_walley : float
@@ -144,19 +129,13 @@ class DontKnowAnalysis:
         return out
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a = np.array(a, dtype=float)
-    a.flags.writeable = False
-    return a
-
-
 def epsilon_q_lambda(p: Any, q: Any, lam: Any) -> float | np.ndarray:
     r"""``eps_lambda = ln((p + lambda d) / (q + (1 - lambda) d))``, ``d = 1 - p - q``
     (Li et al. 2022, s.4): the LDP epsilon of Q_lambda when ``p + lambda d >= 1/2``.
     Broadcasts; ``inf`` where ``q + (1 - lambda) d = 0``.
     """
-    ps, qs, ls = np.broadcast_arrays(_as_prob_array(p, "p"), _as_prob_array(q, "q"),
-                                     _as_prob_array(lam, "lam"))
+    ps, qs, ls = np.broadcast_arrays(as_probability_array(p, "p"), as_probability_array(q, "q"),
+                                     as_probability_array(lam, "lam"))
     d = np.maximum(1.0 - ps - qs, 0.0)
     with np.errstate(divide="ignore"):
         out = np.log(ps + ls * d) - np.log(qs + (1.0 - ls) * d)
@@ -175,21 +154,23 @@ def dont_know_analysis(p: float, q: float, pi: float, n: int, exact: bool = True
         standing assumption): at ``p <= 1/2`` Q_0 = warner(p) is uninformative or flips Yes
         and No, eps^O would be <= 0 and the rectangle statement fails. (The Shafer quantities
         alone only need ``p != q``: use
-        :func:`~mechdesign.estimation.estimators.variance_dont_know` directly.) ``q = 0`` is
+        :func:`~mechdesign.estimation.variances.variance_dont_know` directly.) ``q = 0`` is
         allowed and gives infinite Shafer and Walley epsilons (non-private).
     pi : float
         True proportion in [0, 1].
     n : int
         Survey size, ``>= 1``.
     exact : bool
-        Thm 3.10 with the exact A (default) or the seed's approximation.
+        Thm 3.10 with the exact A (default) or the paper's approximation
+        ``A ~= 1/((n+1)(p+q) - 1)``.
     lambdas : int or sequence of float
         The lambda grid of the path: a number of equally spaced points in [0, 1] (>= 2), or the
         values themselves.
 
     Examples
     --------
-    The sheet's sanity example p = .6, q = .2: eps^S = ln 3, eps^W = ln 4, eps^O = ln 1.5.
+    The worked example p = .6, q = .2 (``docs/belief_functions.md`` s.4): eps^S = ln 3,
+    eps^W = ln 4, eps^O = ln 1.5.
 
     >>> a = dont_know_analysis(0.6, 0.2, pi=0.3, n=100)
     >>> bool(abs(a.epsilon_optimal - np.log(1.5)) < 1e-12)
@@ -208,7 +189,7 @@ def dont_know_analysis(p: float, q: float, pi: float, n: int, exact: bool = True
         count = check_int(lambdas, "lambdas", 2)
         lam = np.linspace(0.0, 1.0, count)
     else:
-        lam = _as_prob_array(lambdas, "lambdas").ravel()
+        lam = as_probability_array(lambdas, "lambdas").ravel()
         if lam.size == 0:
             raise InvalidParameterError("lambdas must not be empty")
     eps_s = epsilon_sldp(dk, "mass")
@@ -224,9 +205,9 @@ def dont_know_analysis(p: float, q: float, pi: float, n: int, exact: bool = True
         variance_shafer=var_s, variance_walley=var_w, variance_optimal=var_o,
         inverse_moment=A,
         rectangle=Rectangle(eps_o, eps_w, var_o, var_w),
-        lambdas=_readonly(lam),
-        epsilon_lambda=_readonly(epsilon_q_lambda(p, q, lam)),
-        variance_lambda=_readonly(variance_q_lambda(p, q, lam, pi, n)),
+        lambdas=frozen(lam),
+        epsilon_lambda=frozen(np.asarray(epsilon_q_lambda(p, q, lam), dtype=float)),
+        variance_lambda=frozen(np.asarray(variance_q_lambda(p, q, lam, pi, n), dtype=float)),
     )
 
 
@@ -238,7 +219,7 @@ def dont_know_from_c_eps(c: Any, epsilon: Any) -> tuple[np.ndarray | float, np.n
 
     ``c`` in (0, 1], ``eps >= 0`` (``inf`` gives ``q = 0``); they broadcast.
     """
-    cs = _as_prob_array(c, "c")
+    cs = as_probability_array(c, "c")
     if (cs <= 0).any():
         raise InvalidParameterError("c = p + q must be > 0, got 0.0")
     try:
@@ -267,116 +248,3 @@ def shafer_variance_curve(c: float, epsilon: Any, pi: float, n: int, exact: bool
     """
     p, q = dont_know_from_c_eps(c, epsilon)
     return variance_dont_know(p, q, pi, n, exact=exact)
-
-
-@dataclass(frozen=True)
-class ShaferPoint:
-    """One (c, eps, n) setting of Figs 1-3: closed forms and, optionally, a simulation."""
-
-    c: float
-    epsilon: float
-    n: int
-    p: float
-    q: float
-    variance: float
-    variance_approx: float
-    simulated: SimulationResult | None
-
-
-def shafer_grid(cs: Sequence[float], epsilons: Sequence[float], pi: float,
-                n: int | Sequence[int], reps: int = 1000, seed: Any = None, *,
-                on_point: Callable[[], None] | None = None,
-                **options: Any) -> tuple[ShaferPoint, ...]:
-    r"""Closed-form (exact and approximate A) and simulated ``nu^S`` on a (c, n, eps) grid.
-
-    For every ``c`` in ``cs``, every ``n`` (an int or a sequence) and every ``eps`` in
-    ``epsilons``: ``p, q`` from :func:`dont_know_from_c_eps`, Thm 3.10 with the exact and the
-    approximate A, and, when ``reps > 0``,
-    :func:`~mechdesign.estimation.simulation.simulate_dont_know` with its own child of
-    ``SeedSequence(seed)`` (so each point is reproducible on its own). ``options`` go to the
-    simulator. Points come in the order c, n, eps. ``on_point`` (optional) is called after
-    each simulated point (progress reporting).
-    """
-    ns = [n] if isinstance(n, int | np.integer) else list(n)
-    ns = [check_int(v, "n", 1) for v in ns]
-    pi = check_probability(pi, "pi")
-    reps = check_int(reps, "reps", 0)
-    if reps == 1:
-        raise InvalidParameterError("reps must be 0 (no simulation) or >= 2, got 1")
-    settings = [(float(c), nn, float(e)) for c in cs for nn in ns for e in epsilons]
-    for c, _, e in settings:
-        if not 0 < c <= 1:
-            raise InvalidParameterError(f"c = p + q must lie in (0, 1], got {c!r}")
-        if not 0 < e < np.inf:
-            raise InvalidParameterError(
-                f"epsilon must be > 0 and finite (eps = 0 makes p = q: no information), got {e!r}")
-    seeds = _as_seed_sequence(seed).spawn(len(settings)) if reps else [None] * len(settings)
-    out = []
-    for (c, nn, e), ss in zip(settings, seeds, strict=True):
-        p, q = dont_know_from_c_eps(c, e)
-        sim = None
-        if reps:
-            sim = simulate_dont_know(p, q, pi, nn, reps, ss, **options)
-            if on_point is not None:
-                on_point()
-        out.append(ShaferPoint(
-            c=c, epsilon=e, n=nn, p=p, q=q,
-            variance=float(variance_dont_know(p, q, pi, nn, exact=True)),
-            variance_approx=float(variance_dont_know(p, q, pi, nn, exact=False)),
-            simulated=sim))
-    return tuple(out)
-
-
-@dataclass(frozen=True)
-class PathPoint:
-    """A simulated Q_lambda mechanism of Fig. 5 with its closed-form trade-off."""
-
-    lam: float
-    epsilon: float
-    variance: float
-    simulated: SimulationResult
-
-
-def simulate_path(analysis: DontKnowAnalysis, lambdas: Sequence[float], reps: int = 1000,
-                  seed: Any = None, *, on_point: Callable[[], None] | None = None,
-                  **options: Any) -> tuple[PathPoint, ...]:
-    r"""Simulate the unbiased Q_lambda estimator at each lambda (Fig. 5's simulated points).
-
-    Each ``Q_lambda = q_lambda(p, q, lam)`` survey is answered with
-    :func:`~mechdesign.estimation.estimators.estimate_q_lambda`; its MSE estimates
-    ``nu_lambda`` (:func:`~mechdesign.estimation.estimators.variance_q_lambda`). Each lambda
-    gets its own child of ``SeedSequence(seed)``; ``options`` go to
-    :func:`~mechdesign.estimation.simulation.simulate`. ``on_point`` (optional) is called after
-    each simulated lambda (progress reporting).
-    """
-    lam = _as_prob_array(lambdas, "lambdas").ravel()
-    reps = check_int(reps, "reps", 2)
-    a = analysis
-    seeds = _as_seed_sequence(seed).spawn(lam.size)
-    out = []
-    for value, ss in zip(lam.tolist(), seeds, strict=True):
-        est = partial(estimate_q_lambda, p=a.p, q=a.q, lam=value)
-        sim = simulate(q_lambda(a.p, a.q, value), est, a.pi, a.n, reps, ss, **options)
-        out.append(PathPoint(value, float(epsilon_q_lambda(a.p, a.q, value)),
-                             float(variance_q_lambda(a.p, a.q, value, a.pi, a.n)), sim))
-        if on_point is not None:
-            on_point()
-    return tuple(out)
-
-
-def figure_4_curves(p: float, q: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    r"""Fig. 4: trade-off curves ``{label: (alpha, beta)}`` of Q_2x3(p, q) (Li et al. 2022,
-    Thm 3.18 and Cor 3.19; ``docs/belief_functions.md`` s.3).
-
-    ``f_eps`` and ``f_2eps`` (:func:`~mechdesign.accounting.tradeoff.tradeoff_function_dp`) at
-    the mechanism's WLDP epsilon, against the pessimistic and optimistic curves ``T^pe``,
-    ``T^op`` (:mod:`~mechdesign.accounting.belief_tradeoff`) and their 2-fold versions
-    ``T^pe_2``, ``T^op_2``. The labels are the keys, in drawing order; draw them with
-    :func:`mechdesign.plotting.figure_4`.
-    """
-    dk = dont_know(p, q)
-    eps = epsilon_wldp(dk)
-    curves = {"f_eps": tradeoff_function_dp(eps), "f_2eps": tradeoff_function_dp(2 * eps),
-              "T^pe": pessimistic_function(dk), "T^op": optimistic_function(dk),
-              "T^pe_2": pessimistic_function(dk, k=2), "T^op_2": optimistic_function(dk, k=2)}
-    return {label: (c.alphas, c.betas) for label, c in curves.items()}

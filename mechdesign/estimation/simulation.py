@@ -3,8 +3,8 @@ r"""Monte Carlo surveys: the mean squared error of an estimator, simulated fast 
 A survey of n respondents drawn with replacement from a population with input frequencies
 ``prior`` gives output counts ``N ~ Multinomial(n, prior @ Q)`` (Li et al. 2022, s.4: each
 answer is i.i.d. with law ``prior @ Q``). A batch of surveys is ONE multinomial call over the
-batch: there is no Python loop over respondents, and none over surveys (1000 surveys of 10^6
-respondents take about a millisecond to draw).
+batch: there is no Python loop over respondents, and none over surveys (numpy draws each
+multinomial as m - 1 binomials, so the cost does not grow with n).
 
 Reproducibility: the surveys are cut into chunks of ``chunk_size``; chunk i draws from the
 i-th child of ``numpy.random.SeedSequence(seed).spawn(...)``, and the per-chunk statistics are
@@ -31,14 +31,9 @@ from .._coerce import as_mechanism
 from .._validation import check_int
 from ..catalog import dont_know
 from ..errors import InvalidParameterError
-from .estimators import (
-    as_prior,
-    estimate_dont_know,
-    estimate_inverse,
-    estimate_mle,
-    estimate_projected,
-    fields_equal,
-)
+from .estimators import estimate_dont_know, estimate_inverse, estimate_mle, estimate_projected
+from .inputs import as_prior
+from .records import fields_equal
 
 ESTIMATORS = {"inverse": estimate_inverse, "projected": estimate_projected, "mle": estimate_mle}
 """Estimator names accepted by :func:`simulate` (each gives the full frequency vector)."""
@@ -172,7 +167,27 @@ def _resolve_estimator(mechanism: Any, estimator: Any, scalar_target: bool) -> C
     return estimator
 
 
-def _as_seed_sequence(seed: Any) -> np.random.SeedSequence:
+def as_seed_sequence(seed: Any) -> np.random.SeedSequence:
+    """The root :class:`numpy.random.SeedSequence` of a reproducible simulation.
+
+    Parameters
+    ----------
+    seed : None, int or numpy.random.SeedSequence
+        ``None``: fresh OS entropy (recorded in the result's ``entropy``, so the run can be
+        repeated); a non-negative int: ``SeedSequence(seed)``; a ``SeedSequence``: returned
+        as is (a child spawned by the caller keeps its place in the caller's tree).
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        Callers ``spawn`` independent children from it, one per chunk or per grid point, so
+        each part of a simulation is reproducible on its own.
+
+    Raises
+    ------
+    InvalidParameterError
+        A negative int, a bool or any other type.
+    """
     if seed is None or (isinstance(seed, int | np.integer) and not isinstance(seed, bool)):
         if seed is not None and seed < 0:
             raise InvalidParameterError(f"seed must be >= 0, got {seed}")
@@ -250,7 +265,7 @@ def simulate(mechanism: Any, estimator: str | Callable, pi: Any, n: int, reps: i
     sizes = [chunk_size] * (reps // chunk_size)
     if reps % chunk_size:
         sizes.append(reps % chunk_size)
-    seeds = _as_seed_sequence(seed).spawn(len(sizes))
+    seeds = as_seed_sequence(seed).spawn(len(sizes))
     job = partial(_chunk_moments, probs, est_fn, target, n, redraw=redraw_undefined)
 
     def report(done: int) -> None:

@@ -4,7 +4,7 @@ For one Q_2x3(p, q) (Li et al. 2022, s.4 of ``docs/belief_functions.md``): the S
 and optimal trade-offs with the exact and the approximate A of Thm 3.10, the Q_lambda
 mechanisms of Fig. 5, and simulated MSEs with standard errors; then the same on the (c, eps)
 grid of Figs 1-2 and the (n, eps) grid of Fig. 3. :func:`compare_warner` computes it;
-:func:`mechdesign.plotting.warner.write_figures` draws it; the command and
+:func:`mechdesign.studies.figures.write_figures` draws it; the command and
 ``examples/warner_vs_dont_know.py`` only format it.
 """
 
@@ -19,23 +19,21 @@ from typing import Any
 
 from .._validation import check_int, check_probability
 from ..errors import InvalidParameterError
-from ..estimation.dont_know import (
+from ..estimation.dont_know import DontKnowAnalysis, dont_know_analysis, epsilon_q_lambda
+from ..estimation.simulation import SimulationResult, as_seed_sequence, simulate_dont_know
+from ..estimation.variances import variance_dont_know, variance_q_lambda
+from .figure_data import (
     FIGURE3_DONT_KNOW,
     FIGURE3_N,
     FIGURE_C,
     FIGURE_EPSILONS,
     FIGURE_N,
     FIGURE_PI,
-    DontKnowAnalysis,
     PathPoint,
     ShaferPoint,
-    dont_know_analysis,
-    epsilon_q_lambda,
     shafer_grid,
     simulate_path,
 )
-from ..estimation.estimators import variance_dont_know, variance_q_lambda
-from ..estimation.simulation import SimulationResult, _as_seed_sequence, simulate_dont_know
 
 PATH_LAMBDAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 """Q_lambda mechanisms simulated for the table and Fig. 5."""
@@ -159,7 +157,7 @@ def compare_warner(p: float = 0.6, q: float = 0.2, pi: float = FIGURE_PI, n: int
         raise InvalidParameterError(f"fig3_dont_know must lie in [0, 1), got {fig3_dont_know!r}")
     cs, epsilons = tuple(float(c) for c in cs), tuple(float(e) for e in epsilons)
     fig3_n = tuple(check_int(v, "fig3_n", 1) for v in fig3_n)
-    root = _as_seed_sequence(seed)
+    root = as_seed_sequence(seed)
     seeds = root.spawn(4)
     analysis = dont_know_analysis(p, q, pi, n)
     total = (1 + len(PATH_LAMBDAS) + len(epsilons) * (len(cs) + len(fig3_n))) if reps else 0

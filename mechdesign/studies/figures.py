@@ -2,14 +2,16 @@ r"""The figures of Li et al. 2022 (Warner versus "don't know"), closed form plus
 
 Each function returns a :class:`matplotlib.figure.Figure` built with the object-oriented API
 (no pyplot, no global backend switch: ``fig.savefig("x.png")`` renders with Agg). Closed-form
-curves come from :mod:`mechdesign.estimation.dont_know`; simulated points (MSE over the
-simulated surveys) are drawn with error bars of two standard errors of the MSE.
+curves come from :mod:`mechdesign.estimation.dont_know`, the points and curves to draw from
+:mod:`mechdesign.studies.figure_data`; simulated points (MSE over the simulated surveys) are
+drawn with error bars of two standard errors of the MSE. Generic plots of library objects
+(trade-off curves, ...) are in :mod:`mechdesign.plotting`.
 
 * :func:`figure_1`: eps^S against nu^S for several c = p + q (c = 1 is Warner, black).
 * :func:`figure_2`: Warner is the lower envelope of all Q_2x3 trade-offs, at every eps.
 * :func:`figure_3`: the effect of the sample size n with 1 - p - q = 0.1.
 * :func:`figure_4`: the trade-off functions f_eps, f_2eps, T^op, T^pe of Q_2x3 and their
-  2-fold versions (curves from :func:`~mechdesign.estimation.dont_know.figure_4_curves`).
+  2-fold versions (curves from :func:`~mechdesign.studies.figure_data.figure_4_curves`).
 * :func:`figure_5`: the Shafer, Walley and optimal trade-offs, the rectangle and Q_lambda.
 * :func:`write_figures`: fig1.png ... fig5.png of a
   :class:`~mechdesign.studies.warner_comparison.WarnerComparison` (what
@@ -28,16 +30,11 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle as RectPatch
 
 from ..errors import InvalidParameterError
-from ..estimation.dont_know import (
-    DontKnowAnalysis,
-    PathPoint,
-    ShaferPoint,
-    figure_4_curves,
-    shafer_variance_curve,
-)
-from ..estimation.estimators import variance_dont_know, variance_warner
+from ..estimation.dont_know import DontKnowAnalysis, shafer_variance_curve
 from ..estimation.simulation import SimulationResult
-from ..studies.warner_comparison import WarnerComparison
+from ..estimation.variances import variance_dont_know, variance_warner
+from .figure_data import PathPoint, ShaferPoint, figure_4_curves
+from .warner_comparison import WarnerComparison
 
 CURVE_EPSILONS = np.linspace(0.1, 4.0, 300)
 """Where the closed-form curves are drawn: the paper's (0, 4], from 0.1 where nu is finite."""
@@ -87,7 +84,7 @@ def _reps(points: Sequence[ShaferPoint]) -> int | None:
 def figure_1(points: Sequence[ShaferPoint], pi: float, *, exact: bool = True) -> Figure:
     r"""Fig. 1: the Shafer trade-off ``(eps^S, nu^S)`` along ``p + q = c`` for each c.
 
-    ``points`` come from :func:`~mechdesign.estimation.dont_know.shafer_grid` with one n;
+    ``points`` come from :func:`~mechdesign.studies.figure_data.shafer_grid` with one n;
     each c gets its closed-form curve ``nu^S(eps; c)`` (log scale) and the simulated points.
     The paper: c = 1 (Warner, black) is lowest; smaller c (more "don't know") moves the curve
     further away.
@@ -251,7 +248,7 @@ def figure_4_title(p: float, q: float, epsilon: float) -> str:
 def figure_4(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
              title: str = "Fig. 4: trade-off functions") -> Figure:
     r"""Fig. 4: draw trade-off functions ``beta = T(alpha)`` given as ``{label: (alpha, beta)}``
-    (see :func:`~mechdesign.estimation.dont_know.figure_4_curves`; :func:`figure_4_title` makes
+    (see :func:`~mechdesign.studies.figure_data.figure_4_curves`; :func:`figure_4_title` makes
     the title naming the mechanism and eps).
 
     The paper's Fig. 4 shows f_eps and f_2eps against T^op and T^pe of Q_2x3 (Thm 3.18,
@@ -289,7 +286,7 @@ def figure_5(analysis: DontKnowAnalysis, path: Sequence[PathPoint] = (),
     completion (O), the rectangle ``[eps^O, eps^W] x [nu^O, nu^W]`` and the Q_lambda path from
     ``(eps^O, nu^W)`` (lambda = 0) to ``(eps^W, nu^O)`` (lambda = 1).
 
-    ``path``: simulated Q_lambda points (:func:`~mechdesign.estimation.dont_know.simulate_path`);
+    ``path``: simulated Q_lambda points (:func:`~mechdesign.studies.figure_data.simulate_path`);
     ``shafer``: a simulation of the Q_2x3 MLE (drawn at eps^S).
     """
     a = analysis
