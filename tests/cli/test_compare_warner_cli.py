@@ -12,9 +12,9 @@ import pytest
 
 import mechdesign as md
 from mechdesign.cli.main import main
-from mechdesign.estimation.dont_know import figure_4_curves, shafer_grid
-from mechdesign.estimation.estimators import variance_dont_know, variance_warner
-from mechdesign.plotting.warner import ERRORBAR_SE, figure_3, figure_4, figure_4_title
+from mechdesign.estimation.variances import variance_dont_know, variance_warner
+from mechdesign.studies.figure_data import figure_4_curves, shafer_grid
+from mechdesign.studies.figures import ERRORBAR_SE, figure_3, figure_4, figure_4_title
 from mechdesign.studies.warner_comparison import compare_warner
 from tests.paths import EXAMPLES
 

@@ -17,16 +17,9 @@ from mechdesign.estimation.dont_know import (
     dont_know_analysis,
     dont_know_from_c_eps,
     epsilon_q_lambda,
-    shafer_grid,
     shafer_variance_curve,
-    simulate_path,
 )
-from mechdesign.estimation.estimators import (
-    binomial_inverse_moment,
-    variance_dont_know,
-    variance_warner,
-)
-from mechdesign.studies.warner_comparison import compare_warner
+from mechdesign.estimation.variances import binomial_inverse_moment, variance_warner
 
 
 def test_sanity_example_p06_q02():
@@ -133,27 +126,6 @@ def test_epsilon_q_lambda_infinite_when_lie_mass_vanishes():
     assert epsilon_q_lambda(0.6, 0.2, 0.5) == pytest.approx(math.log(0.7 / 0.3), rel=1e-14)
 
 
-def test_shafer_grid_points_and_reproducibility():
-    g1 = shafer_grid([1.0, 0.5], [1.0, 2.0], 0.3, [10, 100], reps=50, seed=7)
-    g2 = shafer_grid([1.0, 0.5], [1.0, 2.0], 0.3, [10, 100], reps=50, seed=7)
-    assert [(pt.c, pt.n, pt.epsilon) for pt in g1] == [
-        (c, n, e) for c in (1.0, 0.5) for n in (10, 100) for e in (1.0, 2.0)]
-    assert [pt.simulated.mse for pt in g1] == [pt.simulated.mse for pt in g2]
-    for pt in g1:
-        assert pt.variance == variance_dont_know(pt.p, pt.q, 0.3, pt.n)
-        assert pt.variance_approx == variance_dont_know(pt.p, pt.q, 0.3, pt.n, exact=False)
-    closed = shafer_grid([0.9], [1.0], 0.3, 100, reps=0)
-    assert closed[0].simulated is None
-
-
-def test_simulated_path_agrees_with_closed_form():
-    a = dont_know_analysis(0.6, 0.2, 0.3, 100)
-    for pt in simulate_path(a, [0.0, 0.5, 1.0], reps=4000, seed=11):
-        assert pt.variance == pytest.approx(
-            float(variance_warner(0.6 + pt.lam * 0.2, 0.3, 100)), rel=1e-13)
-        assert abs(pt.simulated.mse - pt.variance) <= 4 * pt.simulated.stderr
-
-
 def test_as_dict_is_json_ready():
     d = dont_know_analysis(0.6, 0.2, 0.3, 100, lambdas=[0.0, 0.5, 1.0]).as_dict()
     back = json.loads(json.dumps(d))
@@ -181,29 +153,8 @@ def test_dont_know_analysis_bad_input(kwargs, needle):
 @pytest.mark.parametrize(("call", "needle"), [
     (lambda: dont_know_from_c_eps(0.0, 1.0), "c"),
     (lambda: dont_know_from_c_eps(0.5, -1.0), "-1.0"),
-    (lambda: shafer_grid([1.2], [1.0], 0.3, 10, reps=0), "1.2"),
-    (lambda: shafer_grid([0.8], [0.0], 0.3, 10, reps=0), "0.0"),
-    (lambda: shafer_grid([0.8], [1.0], 0.3, 10, reps=1), "1"),
-    (lambda: compare_warner(reps=1), "got 1"),
-    (lambda: compare_warner(fig3_dont_know=1.0, reps=0), "1.0"),
-    (lambda: compare_warner(cs=[1.5], reps=0), "1.5"),
-    (lambda: compare_warner(p=0.4, reps=0), "0.4"),
-    (lambda: compare_warner(reps=0, workers=0), "workers"),
 ])
-def test_grid_bad_input(call, needle):
+def test_from_c_eps_bad_input(call, needle):
     with pytest.raises(InvalidParameterError) as info:
         call()
     assert needle in str(info.value)
-
-
-def test_compare_warner_progress_counts_every_simulated_point(capsys):
-    c = compare_warner(cs=[1.0], epsilons=[1.0, 2.0], fig3_n=[10], reps=20, seed=2,
-                       progress=True)
-    err = capsys.readouterr().err
-    total = 1 + 5 + 2 + 2  # Q_2x3, the Q_lambda path, Figs 1-2, Fig. 3
-    assert err == "".join(f"\rcompare-warner: simulated point {i}/{total}"
-                          for i in range(1, total + 1)) + "\n"
-    assert len(c.fig12) == len(c.fig3) == 2 and all(pt.simulated for pt in c.fig12)
-    quiet = compare_warner(cs=[1.0], epsilons=[1.0, 2.0], fig3_n=[10], reps=20, seed=2)
-    assert capsys.readouterr().err == ""
-    assert quiet.rows == c.rows  # progress changes nothing else

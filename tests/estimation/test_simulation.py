@@ -11,19 +11,25 @@ from functools import partial
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import mechdesign as md
 from mechdesign.errors import InvalidParameterError
 from mechdesign.estimation.estimators import (
-    covariance_inverse,
     estimate_dont_know,
+    estimate_inverse,
+    estimate_mle,
     estimate_q_lambda,
     estimate_warner,
+)
+from mechdesign.estimation.simulation import as_seed_sequence, simulate, simulate_dont_know
+from mechdesign.estimation.variances import (
+    covariance_inverse,
     variance_dont_know,
     variance_q_lambda,
     variance_warner,
 )
-from mechdesign.estimation.simulation import simulate, simulate_dont_know
+from tests.estimation.exact import compositions
 
 
 @pytest.mark.parametrize(("p", "q", "pi", "n"), [
@@ -72,6 +78,29 @@ def test_general_inverse_estimator_against_exact_covariance():
     assert again == sim and not sim.bias.flags.writeable  # records with arrays compare
     binary = simulate(md.warner(0.7), "inverse", 0.3, 100, reps=2000, seed=3)
     assert abs(binary.mse - variance_warner(0.7, 0.3, 100)) <= 4 * binary.stderr
+
+
+def test_simulating_k_ary_estimators_of_dont_know_gives_the_unconditional_mse():
+    # So simulate(dk, "mle" | "inverse") redraws nothing and estimates the unconditional MSE
+    # (exact values by enumeration over all count vectors), not Thm 3.10's conditional
+    # variance, which simulate_dont_know estimates (it redraws the n1 + n2 = 0 surveys).
+    dk, pi, n, reps = md.dont_know(0.6, 0.2), 0.3, 2, 4000
+    counts = np.array(list(compositions(n, 3)))
+    w = stats.multinomial.pmf(counts, n, np.array([pi, 1 - pi]) @ dk.to_mechanism().matrix)
+    for name, est in (("inverse", estimate_inverse), ("mle", estimate_mle)):
+        exact = float(w @ (est(dk, counts)[:, 0] - pi) ** 2)  # 0.605 and 0.170
+        sim = simulate(dk, name, pi, n, reps, seed=3)
+        assert sim.redrawn == 0
+        assert abs(sim.mse - exact) <= 4 * sim.stderr
+    np.testing.assert_allclose(w @ (estimate_inverse(dk, counts)[:, 0] - pi) ** 2,
+                               covariance_inverse(dk, [pi, 1 - pi], n)[0, 0], rtol=1e-12)
+    conditional = simulate_dont_know(0.6, 0.2, pi, n, reps, seed=3)
+    assert conditional.redrawn > 0  # P(n1 + n2 = 0) = 0.2^2
+    assert abs(conditional.mse - variance_dont_know(0.6, 0.2, pi, n)) <= 4 * conditional.stderr
+    # Thm 3.10: [-(pi - 1/2)^2 + c^2 / (4 (p - q)^2)] A = (1 - 0.04) * 2/3 = 0.64, with
+    # A = E[1/M | M > 0], M ~ Bin(2, 0.8): (0.32 / 1 + 0.64 / 2) / 0.96 = 2/3
+    assert variance_dont_know(0.6, 0.2, pi, n) == pytest.approx(0.64, rel=1e-12)
+
 
 
 def test_statistics_recomputed_by_hand_from_the_same_draws():
@@ -127,6 +156,20 @@ def test_a_thousand_surveys_of_a_million_respondents_is_fast():
     sim = simulate_dont_know(0.6, 0.2, 0.3, 10**6, reps=1000, seed=0)
     assert time.perf_counter() - start < 2.0
     assert sim.reps == 1000
+
+
+def test_as_seed_sequence_roots_a_reproducible_tree():
+    # an int is SeedSequence(int); a SeedSequence (a caller's child) is kept as is; None
+    # draws fresh entropy, recorded so that the run can be repeated
+    assert as_seed_sequence(7).entropy == 7
+    child = np.random.SeedSequence(7).spawn(2)[1]
+    assert as_seed_sequence(child) is child
+    fresh = as_seed_sequence(None)
+    assert as_seed_sequence(fresh.entropy).entropy == fresh.entropy
+    assert as_seed_sequence(np.int64(3)).entropy == 3
+    for bad, needle in ((-1, "-1"), (True, "True"), (2.0, "2.0")):
+        with pytest.raises(InvalidParameterError, match=needle):
+            as_seed_sequence(bad)
 
 
 def _bad_shape(counts):

@@ -1,0 +1,60 @@
+"""The data of the paper's figures (mechdesign.studies.figure_data): the (c, n, eps) grids of
+Figs 1-3 and the simulated Q_lambda path of Fig. 5, checked against the closed forms of
+docs/belief_functions.md s.4 (Thm 3.10, Eq. (1)) within four standard errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mechdesign.errors import InvalidParameterError
+from mechdesign.estimation.dont_know import dont_know_analysis
+from mechdesign.estimation.variances import variance_dont_know, variance_warner
+from mechdesign.studies.figure_data import figure_4_curves, shafer_grid, simulate_path
+
+
+def test_shafer_grid_points_and_reproducibility():
+    g1 = shafer_grid([1.0, 0.5], [1.0, 2.0], 0.3, [10, 100], reps=50, seed=7)
+    g2 = shafer_grid([1.0, 0.5], [1.0, 2.0], 0.3, [10, 100], reps=50, seed=7)
+    assert [(pt.c, pt.n, pt.epsilon) for pt in g1] == [
+        (c, n, e) for c in (1.0, 0.5) for n in (10, 100) for e in (1.0, 2.0)]
+    assert [pt.simulated.mse for pt in g1] == [pt.simulated.mse for pt in g2]
+    for pt in g1:
+        assert pt.variance == variance_dont_know(pt.p, pt.q, 0.3, pt.n)
+        assert pt.variance_approx == variance_dont_know(pt.p, pt.q, 0.3, pt.n, exact=False)
+    closed = shafer_grid([0.9], [1.0], 0.3, 100, reps=0)
+    assert closed[0].simulated is None
+
+
+def test_simulated_path_agrees_with_closed_form():
+    a = dont_know_analysis(0.6, 0.2, 0.3, 100)
+    for pt in simulate_path(a, [0.0, 0.5, 1.0], reps=4000, seed=11):
+        assert pt.variance == pytest.approx(
+            float(variance_warner(0.6 + pt.lam * 0.2, 0.3, 100)), rel=1e-13)
+        assert abs(pt.simulated.mse - pt.variance) <= 4 * pt.simulated.stderr
+
+
+def test_figure_4_curves_are_the_six_trade_off_functions_of_q_2x3():
+    # dont_know(0.6, 0.2) has WLDP epsilon ln 4, so f_eps has its kink at
+    # alpha = beta = 1/(1 + 4) and f_2eps at 1/(1 + 16); T^op coincides with f_eps
+    # (Li et al. 2022, Thm 3.18; docs/belief_functions.md s.3)
+    curves = figure_4_curves(0.6, 0.2)
+    assert list(curves) == ["f_eps", "f_2eps", "T^pe", "T^op", "T^pe_2", "T^op_2"]
+    np.testing.assert_allclose(curves["f_eps"], [[0, 0.2, 1], [1, 0.2, 0]], atol=1e-15)
+    np.testing.assert_allclose(curves["f_2eps"], [[0, 1 / 17, 1], [1, 1 / 17, 0]], atol=1e-15)
+    np.testing.assert_allclose(curves["T^op"], curves["f_eps"], atol=1e-15)
+    for alpha, beta in curves.values():
+        assert alpha[0] == 0.0 and alpha[-1] == 1.0
+        assert beta[0] == pytest.approx(1.0) and beta[-1] == pytest.approx(0.0, abs=1e-15)
+
+
+@pytest.mark.parametrize(("call", "needle"), [
+    (lambda: shafer_grid([1.2], [1.0], 0.3, 10, reps=0), "1.2"),
+    (lambda: shafer_grid([0.8], [0.0], 0.3, 10, reps=0), "0.0"),
+    (lambda: shafer_grid([0.8], [1.0], 0.3, 10, reps=1), "1"),
+    (lambda: simulate_path(dont_know_analysis(0.6, 0.2, 0.3, 10), [1.5], reps=2), "1.5"),
+])
+def test_grid_bad_input(call, needle):
+    with pytest.raises(InvalidParameterError) as info:
+        call()
+    assert needle in str(info.value)

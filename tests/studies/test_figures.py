@@ -1,0 +1,31 @@
+"""The paper's Figs 1-5 (mechdesign.studies.figures): one figure per file name, drawn from a
+comparison, and the grids each figure needs (the drawing itself is checked through the command
+in tests/cli/test_compare_warner_cli.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mechdesign.errors import InvalidParameterError
+from mechdesign.studies.figure_data import shafer_grid
+from mechdesign.studies.figures import FIGURE_FILES, figure_1, figure_3, make_figures
+from mechdesign.studies.warner_comparison import compare_warner
+
+
+def test_make_figures_gives_one_figure_per_file_in_order():
+    pytest.importorskip("matplotlib")
+    c = compare_warner(cs=[1.0, 0.8], epsilons=[1.0, 2.0], fig3_n=[10, 100], reps=0)
+    figs = make_figures(c)
+    assert tuple(figs) == FIGURE_FILES == ("fig1.png", "fig2.png", "fig3.png", "fig4.png",
+                                           "fig5.png")
+    assert [len(fig.axes) for fig in figs.values()] == [1, 3, 2, 1, 1]  # fig2: a colour bar
+
+
+def test_figures_refuse_points_from_mixed_grids():
+    pytest.importorskip("matplotlib")
+    two_n = shafer_grid([1.0], [1.0], 0.3, [10, 100], reps=0)
+    with pytest.raises(InvalidParameterError, match=r"one n, got \[10, 100\]"):
+        figure_1(two_n, 0.3)
+    two_c = shafer_grid([1.0, 0.8], [1.0], 0.3, 10, reps=0)
+    with pytest.raises(InvalidParameterError, match=r"one c, got \[0.8, 1.0\]"):
+        figure_3(two_c, 0.3)

@@ -1,0 +1,36 @@
+"""Warner versus "don't know" as one record (mechdesign.studies.warner_comparison): bad input
+and progress reporting (the numbers themselves are checked through the command in
+tests/cli/test_compare_warner_cli.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mechdesign.errors import InvalidParameterError
+from mechdesign.studies.warner_comparison import compare_warner
+
+
+@pytest.mark.parametrize(("call", "needle"), [
+    (lambda: compare_warner(reps=1), "got 1"),
+    (lambda: compare_warner(fig3_dont_know=1.0, reps=0), "1.0"),
+    (lambda: compare_warner(cs=[1.5], reps=0), "1.5"),
+    (lambda: compare_warner(p=0.4, reps=0), "0.4"),
+    (lambda: compare_warner(reps=0, workers=0), "workers"),
+])
+def test_compare_warner_bad_input(call, needle):
+    with pytest.raises(InvalidParameterError) as info:
+        call()
+    assert needle in str(info.value)
+
+
+def test_compare_warner_progress_counts_every_simulated_point(capsys):
+    c = compare_warner(cs=[1.0], epsilons=[1.0, 2.0], fig3_n=[10], reps=20, seed=2,
+                       progress=True)
+    err = capsys.readouterr().err
+    total = 1 + 5 + 2 + 2  # Q_2x3, the Q_lambda path, Figs 1-2, Fig. 3
+    assert err == "".join(f"\rcompare-warner: simulated point {i}/{total}"
+                          for i in range(1, total + 1)) + "\n"
+    assert len(c.fig12) == len(c.fig3) == 2 and all(pt.simulated for pt in c.fig12)
+    quiet = compare_warner(cs=[1.0], epsilons=[1.0, 2.0], fig3_n=[10], reps=20, seed=2)
+    assert capsys.readouterr().err == ""
+    assert quiet.rows == c.rows  # progress changes nothing else
