@@ -12,11 +12,15 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..accounting.tradeoff import TradeoffCurve, tradeoff_dp
+from ..accounting import TradeoffCurve, tradeoff_dp
 from ..errors import InvalidParameterError
 
 REFERENCE_POINTS = 401
 """Grid on which the reference curve ``f_eps`` is drawn (it has one kink, drawn exactly too)."""
+
+CURVE_STYLES = ("-", (0, (6, 2)), (0, (3, 1, 1, 1)), (0, (1, 1)))
+"""Line styles of the curves, in order, so that curves that coincide (``T^op = T^pe`` for a
+mechanism with no "don't know" message) stay visible."""
 
 
 def plot_tradeoff(curves: TradeoffCurve | Mapping[str, TradeoffCurve] | Sequence[TradeoffCurve],
@@ -27,8 +31,20 @@ def plot_tradeoff(curves: TradeoffCurve | Mapping[str, TradeoffCurve] | Sequence
     ``f_{eps,delta}(alpha) = max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}``
     (``delta = reference_delta``) dashed for reference.
 
-    ``curves``: one :class:`~mechdesign.accounting.tradeoff.TradeoffCurve`, a list of them
-    (labelled by their ``label``), or a ``{label: curve}`` mapping.
+    Parameters
+    ----------
+    curves : TradeoffCurve, sequence of TradeoffCurve, or mapping of str to TradeoffCurve
+        One :class:`~mechdesign.accounting.TradeoffCurve`, a list of them (labelled by their
+        ``label``), or a ``{label: curve}`` mapping. Each curve has its own line style
+        (:data:`CURVE_STYLES`).
+    reference_epsilon : float, optional
+        Draw ``f_{eps,delta}`` at this epsilon (skipped when infinite).
+    reference_delta : float
+    title : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     if isinstance(curves, TradeoffCurve):
         items = [(curves.label or "T", curves)]
@@ -51,8 +67,9 @@ def plot_tradeoff(curves: TradeoffCurve | Mapping[str, TradeoffCurve] | Sequence
                  rf"$\delta = {d:.2g}$")
         ax.plot(grid, tradeoff_dp(reference_epsilon, grid, d), color="k", ls="--", lw=1.2,
                 label=label)
-    for label, c in items:
-        ax.plot(c.alphas, c.betas, lw=1.8, marker="." if len(c) <= 60 else None, label=label)
+    for i, (label, c) in enumerate(items):
+        ax.plot(c.alphas, c.betas, lw=1.8, ls=CURVE_STYLES[i % len(CURVE_STYLES)],
+                marker="." if len(c) <= 60 else None, label=label)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_aspect("equal")
