@@ -4,45 +4,30 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from dataclasses import asdict
 from typing import Any
 
-from ..accounting.amplification import shuffle_epsilon, shuffle_to_ldp, subsampled
 from ..errors import InvalidParameterError
-from ..evidential import EvidentialMechanism
-from ..privacy.measures import epsilon_ldp
-from .check import resolve_mechanism
-from .output import fmt, print_table
+from .mechanisms import ordinary, resolve_mechanism
+from .output import fmt, jsonable, positive_int, print_table
 
 SHUFFLE_METHODS = ("numeric", "closed_form", "closed_form_fmt21")
-
-
-def _json_number(x: Any) -> Any:
-    return None if isinstance(x, float) and math.isinf(x) else x
+"""The ``method`` values of :func:`mechdesign.accounting.shuffle_epsilon`."""
 
 
 def _dump(records: list[dict]) -> None:
-    print(json.dumps([{k: _json_number(v) for k, v in r.items()} for r in records], indent=2))
-
-
-def _count(text: str) -> int:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not v.is_integer() or v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return int(v)
+    print(json.dumps(jsonable(records), indent=2))
 
 
 def cmd_shuffle(args: argparse.Namespace) -> int:
+    from ..accounting import shuffle_epsilon
+    from ..privacy import epsilon_ldp
+
     if (args.source is None) == (args.epsilon0 is None):
         raise InvalidParameterError("give either a mechanism (NAME key=value ... or a file) "
                                     "or --epsilon0, not both")
     if args.source is not None:
-        m = resolve_mechanism(args.source, args.params)
-        eps0 = epsilon_ldp(m.to_mechanism() if isinstance(m, EvidentialMechanism) else m)
+        eps0 = epsilon_ldp(ordinary(resolve_mechanism(args.source, args.params)))
     else:
         if args.params:
             raise InvalidParameterError(f"parameters {args.params!r} need a mechanism name")
@@ -80,12 +65,16 @@ def _report(args: argparse.Namespace, g: Any, inputs: tuple[str, ...],
 
 
 def cmd_subsample(args: argparse.Namespace) -> int:
+    from ..accounting import subsampled
+
     g = subsampled(args.epsilon, args.delta, args.p)
     return _report(args, g, (fmt(args.epsilon), fmt(args.delta), fmt(args.p)),
                    ("epsilon", "delta", "p", "amplified epsilon", "amplified delta"))
 
 
 def cmd_shuffle_to_ldp(args: argparse.Namespace) -> int:
+    from ..accounting import shuffle_to_ldp
+
     g = shuffle_to_ldp(args.epsilon, args.delta, args.n)
     return _report(args, g, (fmt(args.epsilon), fmt(args.delta), str(args.n)),
                    ("shuffle epsilon", "shuffle delta", "n", "LDP epsilon", "LDP delta"))
@@ -105,7 +94,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("source", nargs="?", help="catalog name or mechanism file (optional)")
     s.add_argument("params", nargs="*", help="catalog parameters as key=value")
     s.add_argument("--epsilon0", type=float, help="the local epsilon (instead of a mechanism)")
-    s.add_argument("--n", type=_count, required=True, help="number of users (1e5 accepted)")
+    s.add_argument("--n", type=positive_int, required=True, help="number of users (1e5 accepted)")
     s.add_argument("--delta", type=float, required=True, help="target delta")
     s.add_argument("--method", choices=(*SHUFFLE_METHODS, "all"), default="numeric")
     s.add_argument("--json", action="store_true", help="machine-readable output")
@@ -121,6 +110,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     t = kinds.add_parser("shuffle-to-ldp", help="one-message shuffle DP -> LDP of the randomizer")
     t.add_argument("--epsilon", type=float, required=True, help="shuffle-model epsilon")
     t.add_argument("--delta", type=float, default=0.0, help="shuffle-model delta")
-    t.add_argument("--n", type=_count, required=True, help="number of users")
+    t.add_argument("--n", type=positive_int, required=True, help="number of users")
     t.add_argument("--json", action="store_true")
     t.set_defaults(func=cmd_shuffle_to_ldp)

@@ -15,31 +15,34 @@ import argparse
 import json
 import math
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidParameterError
-from ..estimation.dont_know import (
-    FIGURE3_DONT_KNOW,
-    FIGURE3_N,
-    FIGURE_C,
-    FIGURE_EPSILONS,
-    FIGURE_N,
-    FIGURE_PI,
-    ShaferPoint,
-)
-from ..estimation.simulation import SimulationResult
-from ..studies.warner_comparison import ComparisonRow, WarnerComparison, compare_warner
 from .output import (
     add_force_argument,
     fmt,
+    jsonable,
     make_folder,
     plan_folder_outputs,
     print_table,
     save_figure,
     write_planned,
 )
+
+if TYPE_CHECKING:
+    from ..estimation.simulation import SimulationResult
+    from ..studies.figure_data import ShaferPoint
+    from ..studies.warner_comparison import ComparisonRow, WarnerComparison
+
+# The options' defaults: the settings of the paper's figures, as in
+# mechdesign.studies.figure_data (same names), repeated here so that
+# `mechdesign compare-warner --help` does not import the library (tests/cli/test_help.py
+# checks that the two agree).
+FIGURE_PI, FIGURE_N = 0.3, 100
+FIGURE_C = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
+FIGURE_EPSILONS = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
+FIGURE3_N = (10, 100, 500, 1000)
+FIGURE3_DONT_KNOW = 0.1
 
 
 def _fmt(x: float, digits: int = 6) -> str:
@@ -54,18 +57,16 @@ def _z(sim: SimulationResult | None, exact: float) -> float:
     return (sim.mse - exact) / sim.stderr
 
 
-def _num(x: Any) -> Any:
-    """JSON-safe number (inf and NaN become None)."""
-    if isinstance(x, float | np.floating):
-        return float(x) if math.isfinite(x) else None
-    return x
-
-
 def _sim_dict(sim: SimulationResult | None) -> dict | None:
     if sim is None:
         return None
     return {"mse": sim.mse, "stderr": sim.stderr, "variance": sim.variance,
-            "bias": _num(sim.bias), "reps": sim.reps, "redrawn": sim.redrawn}
+            "bias": sim.bias, "reps": sim.reps, "redrawn": sim.redrawn}
+
+
+def _clean(row: dict) -> dict:
+    """A table row as JSON: the simulation as a dict, non-finite numbers as None."""
+    return jsonable({k: (_sim_dict(v) if k == "simulated" else v) for k, v in row.items()})
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -134,8 +135,10 @@ def print_comparison(comparison: WarnerComparison) -> None:
 
 
 def cmd_compare_warner(args: argparse.Namespace) -> int:
+    from ..studies.figures import FIGURE_FILES
+    from ..studies.warner_comparison import compare_warner
+
     _check_args(args)
-    from ..plotting.warner import FIGURE_FILES
 
     planned = (plan_folder_outputs(args.out, FIGURE_FILES, force=args.force) if args.out
                else [])
@@ -145,20 +148,18 @@ def cmd_compare_warner(args: argparse.Namespace) -> int:
     written = [str(path) for path in planned]
 
     if args.json:
-        def clean(r: dict) -> dict:
-            return {k: (_sim_dict(v) if k == "simulated" else _num(v)) for k, v in r.items()}
         a = c.analysis
         print(json.dumps({
             "parameters": {"p": c.p, "q": c.q, "pi": c.pi, "n": c.n,
                            "c": list(args.c), "eps": list(args.eps),
                            "fig3_n": list(args.fig3_n), "fig3_dont_know": args.fig3_dont_know,
                            "reps": c.reps, "seed": c.seed},
-            "analysis": {k: _num(v) for k, v in a.as_dict().items()
-                         if k not in ("lambdas", "epsilon_lambda", "variance_lambda",
-                                      "rectangle")},
-            "rectangle": {k: _num(v) for k, v in a.rectangle.__dict__.items()},
-            "mechanism": [clean(r) for r in _mechanism_rows(c.rows)],
-            "grid": [clean(r) for r in _grid_rows(c.fig12, "1-2") + _grid_rows(c.fig3, "3")],
+            "analysis": jsonable({k: v for k, v in a.as_dict().items()
+                                  if k not in ("lambdas", "epsilon_lambda", "variance_lambda",
+                                               "rectangle")}),
+            "rectangle": jsonable(a.rectangle.__dict__),
+            "mechanism": [_clean(r) for r in _mechanism_rows(c.rows)],
+            "grid": [_clean(r) for r in _grid_rows(c.fig12, "1-2") + _grid_rows(c.fig3, "3")],
             "figures": written}, indent=2))
         _write(c, args.out, planned, True)
         return 0
@@ -174,7 +175,7 @@ def _write(c: WarnerComparison, folder: str | None, planned: list[Path],
     needed)."""
     if not planned:
         return
-    from ..plotting.warner import make_figures
+    from ..studies.figures import make_figures
 
     make_folder(folder)
     figs = make_figures(c)

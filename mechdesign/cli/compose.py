@@ -6,46 +6,34 @@ import argparse
 import json
 import math
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from .. import catalog
-from ..accounting.composition import (
-    DEFAULT_GRID,
-    Composition,
-    CompositionResult,
-    advanced_composition,
-    advanced_composition_delta,
-    compose,
-    optimal_composition_delta,
-    optimal_composition_epsilon,
-)
 from ..errors import InvalidParameterError
-from ..evidential import EvidentialMechanism
-from ..mechanism import Mechanism
-from ..privacy.measures import epsilon_ldp
-from .check import resolve_mechanism
-from .output import add_force_argument, fmt, plan_plot, print_table, save_figure, write_planned
+from .mechanisms import catalog_help, ordinary, resolve_mechanism, source_inputs
+from .output import (
+    add_force_argument,
+    fmt,
+    jsonable,
+    plan_plot,
+    positive_int,
+    print_table,
+    save_figure,
+    write_planned,
+)
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+    from ..accounting import Composition, CompositionResult
+    from ..mechanism import Mechanism
 
-PROFILE_POINTS = 256
-PROFILE_FLOOR = 1e-15
-"""The plot spans epsilon from 0 to where delta falls to this value."""
-
-
-def _json_number(x: Any) -> Any:
-    if isinstance(x, float) and math.isinf(x):
-        return None
-    if isinstance(x, tuple):
-        return list(x)
-    return x
+DEFAULT_GRID = 1e-4
+"""Default ``--grid``: the grid step of :func:`mechdesign.accounting.compose` (its
+``DEFAULT_GRID``), repeated here so that ``mechdesign compose --help`` does not import the
+accounting layer; ``tests/cli/test_help.py`` checks that the two agree."""
 
 
-def _describe(m: Mechanism, k: int, eps0: float) -> str:
+def _header(m: Mechanism, k: int, eps0: float) -> str:
     name = f" {m.name}" if m.name else ""
     return (f"mechanism{name}: {m.n_inputs} inputs x {m.n_outputs} outputs, "
             f"pure epsilon {fmt(eps0)} per use; composed k = {k} times")
@@ -62,6 +50,13 @@ def _result_row(r: CompositionResult) -> tuple[str, ...]:
 
 def _bounds(eps0: float, k: int, r: CompositionResult) -> list[tuple[str, str, str, float]]:
     """Closed-form bounds for k uses of an eps0-LDP mechanism, at the same query."""
+    from ..accounting import (
+        advanced_composition,
+        advanced_composition_delta,
+        optimal_composition_delta,
+        optimal_composition_epsilon,
+    )
+
     if math.isinf(eps0):
         return []
     kov = "optimal for eps0-LDP (Kairouz-Oh-Viswanath)"
@@ -81,51 +76,18 @@ def _bounds(eps0: float, k: int, r: CompositionResult) -> list[tuple[str, str, s
 
 
 def _bound_dicts(eps0: float, k: int, r: CompositionResult) -> list[dict]:
-    return [{"bound": name, "given": given, "solved_for": what, "value": _json_number(value)}
+    return [{"bound": name, "given": given, "solved_for": what, "value": jsonable(value)}
             for name, given, what, value in _bounds(eps0, k, r)]
-
-
-def _plot(comp: Composition, eps0: float) -> Figure:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    k = comp.k
-    reach = comp.epsilon(PROFILE_FLOOR).upper
-    top = reach if math.isfinite(reach) else comp.profile([0.0]).max_loss
-    if not top > 0:
-        top = 1.0
-    eps = np.linspace(0.0, 1.1 * top, PROFILE_POINTS)
-    prof = comp.profile(eps)
-    fig = Figure(figsize=(6.4, 4.4))
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot(1, 1, 1)
-    floor = 1e-300
-    label = "exact" if prof.exact else "grid (pessimistic)"
-    ax.semilogy(eps, np.maximum(prof.upper, floor), label=f"delta(eps), {label}")
-    if not prof.exact:
-        ax.fill_between(eps, np.maximum(prof.lower, floor), np.maximum(prof.upper, floor),
-                        alpha=0.3, label="grid bracket")
-    if math.isfinite(eps0):
-        kov = [optimal_composition_delta(eps0, k, float(e)) for e in eps]
-        ax.semilogy(eps, np.maximum(kov, floor), "--",
-                    label=f"optimal bound for {fmt(eps0)}-LDP (KOV)")
-    ax.set_ylim(PROFILE_FLOOR / 10, 1.5)
-    ax.set_xlabel("epsilon")
-    ax.set_ylabel("delta")
-    ax.set_title(f"privacy profile of {k}-fold composition")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
 
 
 def cmd_compose(args: argparse.Namespace) -> int:
     if not (args.epsilon or args.delta or args.out):
         raise InvalidParameterError("give --epsilon, --delta and/or --out")
-    inputs = [] if args.source in catalog.CATALOG else [args.source]
-    out = plan_plot(args.out, args.force, inputs) if args.out else None
-    source = resolve_mechanism(args.source, args.params)
-    m = source.to_mechanism() if isinstance(source, EvidentialMechanism) else source
+    from ..accounting import compose
+    from ..privacy import epsilon_ldp
+
+    out = plan_plot(args.out, args.force, source_inputs(args.source)) if args.out else None
+    m = ordinary(resolve_mechanism(args.source, args.params))
     k = args.k
     eps0 = epsilon_ldp(m)
     comp = compose(m, k, method=args.method, grid=args.grid)
@@ -133,15 +95,14 @@ def cmd_compose(args: argparse.Namespace) -> int:
     results += [comp.epsilon(d) for d in args.delta or ()]
     if args.json:
         print(json.dumps({
-            "mechanism": _describe(m, k, eps0), "k": k,
-            "epsilon_ldp": _json_number(eps0),
-            "results": [{key: _json_number(v) for key, v in asdict(r).items()}
-                        for r in results],
+            "mechanism": _header(m, k, eps0), "k": k,
+            "epsilon_ldp": jsonable(eps0),
+            "results": [jsonable(asdict(r)) for r in results],
             "bounds": [b for r in results for b in _bound_dicts(eps0, k, r)],
             "plot": None if out is None else str(out)}, indent=2))
         _write(comp, eps0, out, True)
         return 0
-    print(_describe(m, k, eps0))
+    print(_header(m, k, eps0))
     if results:
         rows = []
         for r in results:
@@ -158,31 +119,25 @@ def cmd_compose(args: argparse.Namespace) -> int:
 
 def _write(comp: Composition, eps0: float, out: Path | None, json_mode: bool) -> None:
     """The privacy profile plot (when asked), written atomically after the results print."""
-    if out is not None:
-        write_planned([(out, save_figure(_plot(comp, eps0), 110))], to_stderr=json_mode)
+    if out is None:
+        return
+    from ..plotting import plot_privacy_profile
 
-
-def _positive_int(text: str) -> int:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not v.is_integer() or v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return int(v)
+    fig = plot_privacy_profile(comp, epsilon0=eps0)
+    write_planned([(out, save_figure(fig, 110))], to_stderr=json_mode)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "compose", help="exact privacy of a mechanism used k times (composition)",
-        description="Exact (epsilon, delta) of the k-fold composition of a catalog mechanism "
-                    "(NAME key=value ...) or a matrix file, from its privacy-loss atoms; a "
-                    "grid bracket when the atoms are too many. Closed-form bounds "
-                    "(basic, advanced, optimal KOV) for comparison. Catalog names: "
-                    + ", ".join(catalog.CATALOG))
+        description=partial(
+            catalog_help, "Exact (epsilon, delta) of the k-fold composition of a catalog "
+            "mechanism (NAME key=value ...) or a matrix file, from its privacy-loss atoms; a "
+            "grid bracket when the atoms are too many. Closed-form bounds (basic, advanced, "
+            "optimal KOV) for comparison."))
     p.add_argument("source", help="catalog name or mechanism file")
     p.add_argument("params", nargs="*", help="catalog parameters as key=value")
-    p.add_argument("--k", type=_positive_int, default=1, help="number of uses (default 1)")
+    p.add_argument("--k", type=positive_int, default=1, help="number of uses (default 1)")
     p.add_argument("--epsilon", type=float, action="append", metavar="EPS",
                    help="report delta at this epsilon (repeatable)")
     p.add_argument("--delta", type=float, action="append", metavar="DELTA",

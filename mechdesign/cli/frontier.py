@@ -5,19 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import textwrap
-from pathlib import Path
-
-import numpy as np
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidParameterError
-from ..frontier.families import comparison_families
-from ..frontier.sweep import Frontier, frontier
-from ..io.problems import load_problem
 from .output import (
     add_force_argument,
     fmt,
+    jsonable,
     plan_plot,
     print_table,
     problem_inputs,
@@ -25,9 +19,14 @@ from .output import (
     write_planned,
 )
 
+if TYPE_CHECKING:
+    import numpy as np
+
 
 def parse_grid(text: str) -> np.ndarray:
     """``"a:b:n"`` (n points from a to b) or a comma-separated list of epsilons."""
+    import numpy as np
+
     try:
         if ":" in text:
             a, b, n = text.split(":")
@@ -41,25 +40,10 @@ def parse_grid(text: str) -> np.ndarray:
             f"--eps must be 'START:STOP:COUNT' or 'e1,e2,...', got {text!r} ({exc})") from None
 
 
-def plot_frontier(f: Frontier, families: dict[str, np.ndarray], title: str,
-                  ylabel: str) -> Figure:
-    """Value against epsilon, with catalog families dashed for comparison."""
-    fig = Figure(figsize=(6.0, 4.2), layout="constrained")
-    ax = fig.add_subplot()
-    ax.plot(f.epsilons, f.values, "o-", color="black", lw=1.8, ms=3, label="designed optimum")
-    for name, vals in families.items():
-        ax.plot(f.epsilons, vals, "--", lw=1.2, label=name)
-    ax.set_xlabel(r"privacy level $\varepsilon$")
-    ax.set_ylabel(ylabel)
-    if np.all(f.values[np.isfinite(f.values)] > 0):
-        ax.set_yscale("log")
-    ax.set_title(textwrap.fill(title, 70), fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return fig
-
-
 def cmd_frontier(args: argparse.Namespace) -> int:
+    from ..frontier import comparison_families, frontier
+    from ..io import load_problem
+
     pf = load_problem(args.file, allow_outside=args.allow_outside_paths)
     eps = parse_grid(args.eps)
     if args.workers is not None and args.workers < 1:
@@ -68,11 +52,9 @@ def cmd_frontier(args: argparse.Namespace) -> int:
     f = frontier(pf.problem, eps, solver=args.solver, progress=not args.json,
                  workers=args.workers)
     families = {} if args.no_families else comparison_families(pf.problem, eps)
-    obj = pf.problem.objective
     if args.json:
         record = {"file": args.file, "title": pf.title, **f.to_dict(),
-                  "families": {k: [float(x) if np.isfinite(x) else None for x in v]
-                               for k, v in families.items()}}
+                  "families": jsonable(families)}
         print(json.dumps(record, indent=2, default=lambda o: None if o != o else str(o)))
     else:
         print(f"{pf.title}: {len(eps)} privacy levels")
@@ -85,10 +67,9 @@ def cmd_frontier(args: argparse.Namespace) -> int:
                          *(fmt(float(v[i])) for v in families.values())))
         print_table(rows, ("epsilon", "value", "status", "achieved", "met", *families))
     if out is not None:
-        ylabel = f"{type(obj).__name__} ({obj.sense})"
-        title = (f"{Path(args.file).name}: optimal value across epsilon "
-                 f"({type(pf.problem.privacy).__name__})")
-        fig = plot_frontier(f, families, title, ylabel)
+        from ..plotting import plot_frontier
+
+        fig = plot_frontier(f, families, problem=pf)
         write_planned([(out, save_figure(fig, 120))], to_stderr=args.json)
     bad = [float(e) for e, r in zip(f.epsilons, f.results, strict=True)
            if r.certificate is None or not r.certificate.met]

@@ -16,10 +16,18 @@ from .commands import MODULES
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse with the CLI's error contract: one line on stderr, exit status 2."""
+    """argparse with the CLI's error contract (one line on stderr, exit status 2) and lazy
+    descriptions: a ``description`` given as a callable (``functools.partial``) is called
+    when the help is formatted, so a command whose description lists the catalog names does
+    not import the catalog for ``mechdesign --help`` or for a run."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"mechdesign: error: {message}\n")
+
+    def format_help(self) -> str:
+        if callable(self.description):
+            self.description = self.description()
+        return super().format_help()
 
 
 def build_parser() -> argparse.ArgumentParser:

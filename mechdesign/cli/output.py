@@ -14,7 +14,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import FileFormatError, InvalidParameterError
 
@@ -29,6 +29,31 @@ def fmt(x: float) -> str:
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     return f"{x:.10g}"
+
+
+def jsonable(value: Any) -> Any:
+    """A JSON-safe copy of ``value``: NaN and infinities become None, numpy scalars and
+    arrays plain numbers and lists, tuples lists, dict keys strings (recursively)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if hasattr(value, "tolist"):  # a numpy scalar or array
+        return jsonable(value.tolist())
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a positive integer, also written as a float (``1e5``)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not v.is_integer() or v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return int(v)
 
 
 def print_table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> None:

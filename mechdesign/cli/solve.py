@@ -17,24 +17,16 @@ import argparse
 import json
 import math
 import sys
-import textwrap
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from matplotlib.figure import Figure
-
-from ..design import DesignResult, Status
 from ..errors import InvalidParameterError, MechdesignError
-from ..evidential import EvidentialMechanism
-from ..io.matrices import mechanism_to_jsonable, save_mechanism
-from ..io.problems import ProblemFile, load_problem
-from ..mechanism import Mechanism
 from .output import (
     add_force_argument,
     check_suffix,
     fmt,
+    jsonable,
     plan_outputs,
     print_table,
     problem_inputs,
@@ -42,72 +34,14 @@ from .output import (
     write_planned,
 )
 
+if TYPE_CHECKING:
+    from ..design import DesignResult
+    from ..evidential import EvidentialMechanism
+    from ..io.problems import ProblemFile
+    from ..mechanism import Mechanism
+
 MAX_TABLE_COLUMNS = 12
 """The printed mechanism shows at most this many outputs (``--out``/``--json`` have all)."""
-
-MAX_ANNOTATED_CELLS = 100
-"""The heatmap writes the probabilities in the cells up to this many cells."""
-
-
-def _finite_or_none(value: Any) -> Any:
-    """JSON-safe copy: NaN and infinities become None, numpy scalars plain numbers."""
-    if isinstance(value, dict):
-        return {str(k): _finite_or_none(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite_or_none(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def _label(v: Any) -> str:
-    if isinstance(v, frozenset):
-        return "{" + ",".join(sorted(str(u) for u in v)) + "}"
-    return str(v)
-
-
-def _columns(m: Mechanism | EvidentialMechanism) -> tuple[np.ndarray, list[str], list[str]]:
-    """Matrix, row labels and column labels (focal sets for an evidential mechanism)."""
-    if isinstance(m, EvidentialMechanism):
-        order = {y: i for i, y in enumerate(m.outputs)}
-        cols = ["{" + ",".join(str(y) for y in sorted(B, key=order.__getitem__)) + "}"
-                for B in m.focal_sets]
-        return m.masses, [_label(x) for x in m.inputs], cols
-    return m.matrix, [_label(x) for x in m.inputs], [_label(y) for y in m.outputs]
-
-
-def plot_heatmap(m: Mechanism | EvidentialMechanism, title: str = "") -> Figure:
-    """A heatmap of ``Q[x, y]`` (rows inputs) or of the masses ``m_x(B)``.
-
-    Object-oriented matplotlib (no pyplot): ``fig.savefig("q.png")`` renders with Agg.
-    """
-    Q, rows, cols = _columns(m)
-    k, n = Q.shape
-    width = min(14.0, max(4.5, 0.55 * n + 2.5))
-    height = min(10.0, max(3.2, 0.45 * k + 2.0))
-    fig = Figure(figsize=(width, height), layout="constrained")
-    ax = fig.add_subplot()
-    im = ax.imshow(Q, cmap="viridis", vmin=0.0, vmax=max(float(Q.max()), 1e-12),
-                   aspect="auto", interpolation="nearest")
-    fig.colorbar(im, ax=ax, label="mass $m_x(B)$" if isinstance(m, EvidentialMechanism)
-                 else "$P(y \\mid x)$")
-    if n <= 40:
-        crowded = n * max(map(len, cols)) > 9 * width
-        ax.set_xticks(range(n), cols, rotation=90 if crowded else 0, fontsize=8)
-    if k <= 40:
-        ax.set_yticks(range(k), rows, fontsize=8)
-    if k * n <= MAX_ANNOTATED_CELLS:
-        top = float(Q.max())
-        for x in range(k):
-            for y in range(n):
-                ax.text(y, x, f"{Q[x, y]:.3g}", ha="center", va="center", fontsize=7,
-                        color="black" if Q[x, y] > 0.6 * top else "white")
-    ax.set_xlabel("focal set B" if isinstance(m, EvidentialMechanism) else "output y")
-    ax.set_ylabel("input x")
-    ax.set_title("\n".join(textwrap.wrap(title, int(9 * width))), fontsize=9)
-    return fig
 
 
 def _plan_out(args: argparse.Namespace, pf: ProblemFile) -> tuple[Path, Path] | None:
@@ -127,6 +61,8 @@ def _plan_out(args: argparse.Namespace, pf: ProblemFile) -> tuple[Path, Path] | 
 
 def _record(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: str,
             files: dict | None) -> dict:
+    from ..io import mechanism_to_jsonable
+
     out = {"file": str(pf.path) if pf.path else None, "title": pf.title,
            "privacy": pf.privacy, "objective": pf.objective, **res.summary()}
     if out.get("certificate"):
@@ -137,7 +73,7 @@ def _record(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: str,
     out["mechanism"] = None if mech is None else mechanism_to_jsonable(mech)
     out["mechanism_unavailable"] = unavailable or None
     out["files"] = files
-    return _finite_or_none(out)
+    return jsonable(out)
 
 
 def _print_report(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: str,
@@ -177,20 +113,32 @@ def _print_report(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: st
     if mech is None:
         print(f"mechanism: none ({unavailable})")
     else:
-        Q, rows_l, cols = _columns(mech)
-        what = "masses m_x(B)" if isinstance(mech, EvidentialMechanism) else "Q[x, y] = P(y | x)"
-        print(f"mechanism {what}: {Q.shape[0]} inputs x {Q.shape[1]} "
-              f"{'focal sets' if isinstance(mech, EvidentialMechanism) else 'outputs'}")
-        shown = min(Q.shape[1], MAX_TABLE_COLUMNS)
-        table = [(r, *(f"{v:.6g}" for v in Q[i, :shown])) for i, r in enumerate(rows_l)]
-        print_table(table, ("x", *cols[:shown]))
-        if shown < Q.shape[1]:
-            print(f"... {Q.shape[1] - shown} more columns (--json or --out FILE has them all)")
+        _print_mechanism(mech)
+
+
+def _print_mechanism(mech: Mechanism | EvidentialMechanism) -> None:
+    """The matrix (or the masses) as a table of at most :data:`MAX_TABLE_COLUMNS` columns."""
+    from ..evidential import EvidentialMechanism
+    from ..plotting import labelled_matrix
+
+    evidential = isinstance(mech, EvidentialMechanism)
+    Q, rows_l, cols = labelled_matrix(mech)
+    what = "masses m_x(B)" if evidential else "Q[x, y] = P(y | x)"
+    print(f"mechanism {what}: {Q.shape[0]} inputs x {Q.shape[1]} "
+          f"{'focal sets' if evidential else 'outputs'}")
+    shown = min(Q.shape[1], MAX_TABLE_COLUMNS)
+    table = [(r, *(f"{v:.6g}" for v in Q[i, :shown])) for i, r in enumerate(rows_l)]
+    print_table(table, ("x", *cols[:shown]))
+    if shown < Q.shape[1]:
+        print(f"... {Q.shape[1] - shown} more columns (--json or --out FILE has them all)")
 
 
 def _write(planned: tuple[Path, Path], mech: Mechanism | EvidentialMechanism, title: str,
            json_mode: bool) -> None:
     """The matrix and its heatmap, each written atomically, after the report is printed."""
+    from ..io import save_mechanism
+    from ..plotting import plot_heatmap
+
     matrix, png = planned
     fig = plot_heatmap(mech, title)
     write_planned([(matrix, lambda tmp: save_mechanism(mech, tmp)),
@@ -202,6 +150,9 @@ DEFAULT_TIME_LIMIT = 600.0
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    from ..design import Status
+    from ..io import load_problem
+
     pf = load_problem(args.file, allow_outside=args.allow_outside_paths)
     planned = _plan_out(args, pf)
     out = planned[0] if planned else None

@@ -5,23 +5,32 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .. import catalog
-from ..accounting.belief_tradeoff import optimistic_function, pessimistic_function
-from ..accounting.composition import epsilon_composed
-from ..accounting.tradeoff import (
-    TradeoffCurve,
-    epsilon_of_tradeoff,
-    tradeoff_dp,
-    tradeoff_function,
-)
 from ..errors import InvalidParameterError
-from ..evidential import EvidentialMechanism
-from ..mechanism import Mechanism
-from ..privacy.measures import epsilon_ldp, epsilon_sldp, epsilon_wldp
-from .check import _describe, resolve_mechanism
-from .output import add_force_argument, fmt, plan_plot, print_table, save_figure, write_planned
+from .mechanisms import (
+    catalog_help,
+    describe_mechanism,
+    ordinary,
+    resolve_mechanism,
+    source_inputs,
+)
+from .output import (
+    add_force_argument,
+    fmt,
+    jsonable,
+    plan_plot,
+    print_table,
+    save_figure,
+    write_planned,
+)
+
+if TYPE_CHECKING:
+    from ..accounting import TradeoffCurve
+    from ..evidential import EvidentialMechanism
+    from ..mechanism import Mechanism
 
 KINDS = ("auto", "ordinary", "pessimistic", "optimistic")
 
@@ -33,6 +42,9 @@ REFERENCE_DELTA = 1e-6
 def _curve(m: Mechanism | EvidentialMechanism, kind: str, pair: tuple[int, int] | None,
            k: int) -> tuple[TradeoffCurve, float]:
     """The curve and the epsilon of its reference ``f_{k eps}`` (basic composition)."""
+    from ..accounting import optimistic_function, pessimistic_function, tradeoff_function
+    from ..privacy import epsilon_ldp, epsilon_sldp, epsilon_wldp
+
     if kind == "ordinary":
         return tradeoff_function(m, pair=pair, k=k), k * epsilon_ldp(m)
     if kind == "pessimistic":
@@ -46,19 +58,20 @@ def _pure_epsilon(m: Mechanism | EvidentialMechanism, pair: tuple[int, int] | No
     epsilon of the pair (both directions) or of the mechanism (pure losses add under
     composition). Read off the breakpoints instead, a k-fold curve's ``T(0) = 1`` carries
     rounding of ~1e-15 and would give inf."""
-    ordinary = m.to_mechanism() if isinstance(m, EvidentialMechanism) else m
+    from ..mechanism import Mechanism
+    from ..privacy import epsilon_ldp
+
+    plain = ordinary(m)
     if pair is not None:
-        ordinary = Mechanism(ordinary.matrix[list(pair)])
-    return k * epsilon_ldp(ordinary)
-
-
-def _num(x: float) -> float | None:
-    return x if math.isfinite(x) else None
+        plain = Mechanism(plain.matrix[list(pair)])
+    return k * epsilon_ldp(plain)
 
 
 def cmd_tradeoff(args: argparse.Namespace) -> int:
-    inputs = [] if args.source in catalog.CATALOG else [args.source]
-    out = plan_plot(args.out, args.force, inputs) if args.out else None
+    from ..accounting import epsilon_composed, epsilon_of_tradeoff, tradeoff_dp
+    from ..evidential import EvidentialMechanism
+
+    out = plan_plot(args.out, args.force, source_inputs(args.source)) if args.out else None
     m = resolve_mechanism(args.source, args.params)
     kind = args.kind
     if kind == "auto":
@@ -87,16 +100,16 @@ def cmd_tradeoff(args: argparse.Namespace) -> int:
     ref_name = "f_eps" if ref_delta == 0 else f"f_eps,delta (delta={fmt(ref_delta)})"
     if args.json:
         print(json.dumps({
-            "mechanism": _describe(m), "kind": kind, "label": curve.label,
+            "mechanism": describe_mechanism(m), "kind": kind, "label": curve.label,
             "pair": list(pair) if pair else None, "k": args.k,
-            "reference_epsilon": _num(ref_eps), "reference_delta": ref_delta,
-            "curve_epsilon": _num(own_eps),
+            "reference_epsilon": jsonable(ref_eps), "reference_delta": ref_delta,
+            "curve_epsilon": jsonable(own_eps),
             "convex": curve.is_convex,
             "breakpoints": [{"alpha": a, "beta": b} for a, b in curve.as_rows()],
             "png": str(out) if out else None}, indent=2))
         _write(out, curve, ref_eps, ref_delta, f"{kind} trade-off, k = {args.k}", True)
         return 0
-    print(_describe(m))
+    print(describe_mechanism(m))
     print(f"{kind} trade-off {curve.label}, k = {args.k}: {len(curve)} breakpoints"
           + ("" if curve.is_convex else " (not convex: no single pair has this curve)"))
     print(f"smallest eps with curve >= f_eps: {fmt(own_eps)}; reference {ref_name} at eps = "
@@ -115,7 +128,7 @@ def _write(out: Path | None, curve: TradeoffCurve, ref_eps: float, ref_delta: fl
     """The PNG of the curve (when asked), written atomically after the results print."""
     if out is None:
         return
-    from ..plotting.tradeoff import plot_tradeoff
+    from ..plotting import plot_tradeoff
 
     fig = plot_tradeoff({curve.label: curve}, ref_eps, reference_delta=ref_delta, title=title)
     write_planned([(out, save_figure(fig, 120))], to_stderr=json_mode)
@@ -124,11 +137,11 @@ def _write(out: Path | None, curve: TradeoffCurve, ref_eps: float, ref_delta: fl
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "tradeoff", help="exact hypothesis-testing trade-off curve of a mechanism",
-        description="Print the exact breakpoints (alpha, beta) of the trade-off function of a "
-                    "catalog mechanism (NAME key=value ...) or a mechanism file, with f_eps "
-                    "for reference. Kinds: ordinary T(Q[x], Q[x']) (evidential mechanisms over "
-                    "their messages), pessimistic T^pe and optimistic T^op (Li et al. 2022). "
-                    "Catalog names: " + ", ".join(catalog.CATALOG))
+        description=partial(
+            catalog_help, "Print the exact breakpoints (alpha, beta) of the trade-off function "
+            "of a catalog mechanism (NAME key=value ...) or a mechanism file, with f_eps for "
+            "reference. Kinds: ordinary T(Q[x], Q[x']) (evidential mechanisms over their "
+            "messages), pessimistic T^pe and optimistic T^op (Li et al. 2022)."))
     p.add_argument("source", help="catalog name or mechanism file")
     p.add_argument("params", nargs="*", help="catalog parameters as key=value")
     p.add_argument("--kind", choices=KINDS, default="auto",
