@@ -324,7 +324,7 @@ def simulate_dont_know(p: float, q: float, pi: float, n: int, reps: int = 1000,
     Each survey draws ``N ~ Multinomial(n; q1, q2, q3)`` with ``q1 = pi p + (1-pi) q``,
     ``q2 = pi q + (1-pi) p``, ``q3 = 1 - p - q``, redraws it while ``N1 + N2 = 0`` and applies
     the MLE ``(p N1 - q N2) / ((p - q)(N1 + N2))``. The MSE then estimates Thm 3.10's
-    conditional variance (:func:`~mechdesign.estimation.estimators.variance_dont_know`).
+    conditional variance (:func:`~mechdesign.estimation.variances.variance_dont_know`).
 
     ``options`` are passed to :func:`simulate` (``chunk_size``, ``workers``, ``executor``,
     ``progress``). Needs ``p + q <= 1`` and ``p != q``.

@@ -67,8 +67,8 @@ def shafer_grid(cs: Sequence[float], epsilons: Sequence[float], pi: float,
     r"""Closed-form (exact and approximate A) and simulated ``nu^S`` on a (c, n, eps) grid.
 
     For every ``c`` in ``cs``, every ``n`` (an int or a sequence) and every ``eps`` in
-    ``epsilons``: ``p, q`` from :func:`dont_know_from_c_eps`, Thm 3.10 with the exact and the
-    approximate A, and, when ``reps > 0``,
+    ``epsilons``: ``p, q`` from :func:`~mechdesign.estimation.dont_know.dont_know_from_c_eps`,
+    Thm 3.10 with the exact and the approximate A, and, when ``reps > 0``,
     :func:`~mechdesign.estimation.simulation.simulate_dont_know` with its own child of
     ``SeedSequence(seed)`` (so each point is reproducible on its own). ``options`` go to the
     simulator. Points come in the order c, n, eps. ``on_point`` (optional) is called after
