@@ -29,7 +29,7 @@ in ``docs/formulations.md``), the fifth in one fresh subprocess per run:
    HiGHS and with Clarabel, each run in a fresh ``python -c`` subprocess: its peak RSS
    after the solve minus its peak RSS after the imports and a k = 5 warm-up solve of the
    same solver, per estimated constraint nonzero (the library's own estimate,
-   ``LDP.n_nonzeros(k, k) + k k``), beside the library's constant; then the largest k the
+   ``estimated_nonzeros(LDP, k x k) + k k``), beside the library's constant; then the largest k the
    budget admits and the peak extrapolated to it.
 
 Times are wall-clock seconds (``time.perf_counter``). Tables go to stdout, progress to
@@ -63,14 +63,8 @@ import cvxpy as cp
 import networkx as nx
 import numpy as np
 
-from mechdesign.design import (
-    LDP,
-    DesignProblem,
-    EstimationVariance,
-    ExpectedLoss,
-    MetricDP,
-    staircase,
-)
+from mechdesign.design import DesignProblem, EstimationVariance, ExpectedLoss, staircase
+from mechdesign.design.formulations import BuildContext, estimated_nonzeros
 from mechdesign.design.result import DesignResult
 from mechdesign.design.solvers import (
     BYTES_PER_NONZERO,
@@ -82,6 +76,7 @@ from mechdesign.design.staircase import solve_estimation
 from mechdesign.design.symmetry import grid_symmetries
 from mechdesign.errors import MechdesignError, SizeLimitError
 from mechdesign.neighbors import greedy_spanner
+from mechdesign.privacy import LDP, MetricDP
 
 EPS = 1.0
 NAIVE_TIME_LIMIT = 600.0
@@ -523,7 +518,7 @@ t = time.perf_counter()
 res = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L)).solve(solver=solver)
 seconds = time.perf_counter() - t
 top = peak()
-prob = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L))._compile()[0]
+prob = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L)).compile().prob
 nnz = int(prob.get_problem_data(solver)[0]["A"].nnz)
 print(MEMORY_MARK + json.dumps({"k": k, "solver": solver, "base": base, "peak": top,
       "seconds": seconds, "nnz": nnz, "used": res.solver, "status": str(res.status),
@@ -532,9 +527,9 @@ print(MEMORY_MARK + json.dumps({"k": k, "solver": solver, "base": base, "peak": 
 
 
 def estimated_nnz(k: int) -> int:
-    """The library's estimate for a k x k pure-LDP design (as ``DesignProblem._feasible``
+    """The library's estimate for a k x k pure-LDP design (as ``DesignProblem.feasible_set``
     forms it: the notion's privacy nonzeros plus k n for the rows)."""
-    return LDP(EPS).n_nonzeros(k, k, {}) + k * k
+    return estimated_nonzeros(LDP(EPS), BuildContext(k, k, tuple(range(k)))) + k * k
 
 
 def memory_child(solver: str, k: int) -> dict:
@@ -572,7 +567,8 @@ def section_memory(quick: bool) -> None:
     print(f"DesignProblem(LDP({EPS:g}), ExpectedLoss(random k x k loss)).solve(solver=...), "
           "each run in a fresh subprocess. peak = the child's ru_maxrss after the solve minus "
           "its ru_maxrss after\nthe imports, the loss and a k = 5 warm-up solve of the same "
-          "solver (MiB = 2^20 B). est. nnz = LDP.n_nonzeros(k, k) + k^2 (what check_memory "
+          "solver (MiB = 2^20 B). est. nnz = estimated_nonzeros(LDP, k x k) + k^2 (what "
+          "check_memory "
           "is given);\ncvxpy nnz = nonzeros of cvxpy's compiled constraint matrix for that "
           f"solver. margin = BYTES_PER_NONZERO ({BYTES_PER_NONZERO:,} B) / measured B per "
           "est. nnz (> 1: the constant\ncovers the run); constant B = that constant, side by side.")

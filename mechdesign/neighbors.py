@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import numbers
+import sys
 from collections.abc import Sequence
 from typing import Any
 
-import networkx as nx
 import numpy as np
 from scipy import sparse
 from scipy.sparse import csgraph
 
 from .errors import InvalidParameterError
+
+
+def is_graph(obj: Any) -> bool:
+    """True when ``obj`` is a networkx graph (without importing networkx: a graph can only
+    exist once networkx has been imported)."""
+    nx = sys.modules.get("networkx")
+    return nx is not None and isinstance(obj, nx.Graph)
 
 
 def distance_matrix(distance: Any, inputs: Sequence) -> np.ndarray:
@@ -29,7 +36,9 @@ def distance_matrix(distance: Any, inputs: Sequence) -> np.ndarray:
         The mechanism's input labels, in row order.
     """
     k = len(inputs)
-    if isinstance(distance, nx.Graph):
+    if is_graph(distance):
+        import networkx as nx
+
         if distance.is_directed():
             raise InvalidParameterError(
                 f"distance graph is a directed {type(distance).__name__}; a metric is "

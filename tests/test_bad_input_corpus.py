@@ -32,16 +32,10 @@ from mechdesign.accounting import (
 )
 from mechdesign.cli.main import main
 from mechdesign.design import (
-    LDP,
-    SLDP,
-    WLDP,
-    ApproxLDP,
     CustomObjective,
-    DeletionLDP,
     DesignProblem,
     EstimationVariance,
     ExpectedLoss,
-    MetricDP,
     MutualInformation,
 )
 from mechdesign.errors import (
@@ -52,7 +46,16 @@ from mechdesign.errors import (
     ValidationError,
 )
 from mechdesign.io.problems import load_problem, loads_problem
-from mechdesign.privacy import blackwell, conversions
+from mechdesign.privacy import (
+    LDP,
+    SLDP,
+    WLDP,
+    ApproxLDP,
+    DeletionLDP,
+    MetricDP,
+    blackwell,
+    conversions,
+)
 from mechdesign.privacy.verify import verify_exact
 
 W = md.warner(0.75)

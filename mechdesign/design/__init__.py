@@ -1,22 +1,25 @@
-"""The design layer: notions and objectives compiled to LP / convex programs (cvxpy)."""
+"""The design layer: notions and objectives compiled to LP / convex programs (the only
+cvxpy user). The notions themselves are values of :mod:`mechdesign.privacy`; here each gets
+its cvxpy formulation (:mod:`~mechdesign.design.formulations`)."""
 
-from .notions import LDP, SLDP, WLDP, ApproxLDP, DeletionLDP, MetricDP, Notion
-from .objectives import (
-    CustomObjective,
-    EstimationVariance,
-    ExpectedLoss,
-    MutualInformation,
-    Objective,
-    SublinearUtility,
-    WorstCaseLoss,
-)
-from .problem import DesignProblem
-from .result import Certificate, DesignResult, Status
-from .symmetry import grid_symmetries
+from .._lazy import lazy_exports
 
-__all__ = [
-    "LDP", "SLDP", "WLDP", "ApproxLDP", "Certificate", "CustomObjective", "DeletionLDP",
-    "DesignProblem", "DesignResult", "EstimationVariance", "ExpectedLoss", "MetricDP",
-    "MutualInformation", "Notion", "Objective", "Status", "SublinearUtility", "WorstCaseLoss",
-    "grid_symmetries",
-]
+_NAMES = {
+    "Certificate": ".result",
+    "CustomObjective": ".objectives",
+    "DesignProblem": ".problem",
+    "DesignResult": ".result",
+    "EstimationVariance": ".objectives",
+    "ExpectedLoss": ".objectives",
+    "FeasibleSet": ".program",
+    "MutualInformation": ".objectives",
+    "Objective": ".objectives",
+    "Program": ".program",
+    "Status": ".result",
+    "SublinearUtility": ".objectives",
+    "WorstCaseLoss": ".objectives",
+    "grid_symmetries": ".symmetry",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _NAMES)
+__all__ = sorted(_NAMES)

@@ -20,7 +20,7 @@ meets the target itself, with no slack aimed at (:func:`meets`):
 If the cleaned matrix misses, two repairs are tried in turn, each aiming strictly inside
 the target. (1) For LDP, metric privacy and mass SLDP, the envelope: entries far below the
 solver's tolerance (1e-85 where e^{-eps d} demands it) are raised to the smallest values
-the ratios allow (``notions.ratio_envelope``), rows are renormalised. (2) Otherwise the
+the ratios allow (``Notion.envelope``), rows are renormalised. (2) Otherwise the
 matrix is mixed with a data-independent row ``r`` (by default the column means):
 ``Q' = (1 - gamma) Q + gamma 1 r^T``. Every notion here bounds ratios or hockey-stick sums
 between rows, and mixing every row with the same ``r`` moves each ratio toward 1 and
@@ -38,8 +38,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import InvalidMechanismError, SizeLimitError
+from ..privacy.notions import Notion
 from ..privacy.verify import verify_exact
-from .notions import Notion
 from .result import Certificate
 
 ENVELOPE_AIMS = (1.0, 1.0 - 1e-12, 1.0 - 1e-10, 1.0 - 1e-8, 1.0 - 1e-6)

@@ -33,7 +33,7 @@ import numpy as np
 from .._validation import check_epsilon
 from ..design.problem import DesignProblem
 from ..design.result import DesignResult
-from ..design.solvers import WarmHighs, choose_solver, warm_highs_applies
+from ..design.solvers import WarmHighs, warm_highs_applies
 from ..errors import InvalidParameterError, MechdesignError
 
 
@@ -90,39 +90,33 @@ class _Sweep:
 
     def __init__(self, problem: DesignProblem, solver: str | None, options: dict) -> None:
         self.problem, self.solver, self.options = problem, solver, options
-        self.compiled = problem.objective.family == "convex" and problem.semantics == "shafer"
-        self.build_time = 0.0
+        self.program = None
         self.n_solved = 0
-        if not self.compiled:
+        if problem.objective.family != "convex" or problem.semantics != "shafer":
             return
-        t0 = time.perf_counter()
-        self.prob, self.Q, self.groups, self.context = problem._compile(parametric=True)
-        self.build_time = time.perf_counter() - t0
-        prob = self.prob
+        self.program = problem.compile(parametric=True)
+        prob = self.program.prob
         self.warm = WarmHighs() if warm_highs_applies(prob, solver, options) else None
-        # re-solves as in DesignProblem.solve (DesignProblem._attempts)
-        self.name = "HIGHS" if self.warm else choose_solver(prob, solver)
+        # re-solves as in DesignProblem.solve (Program.attempts)
+        self.name = "HIGHS" if self.warm else self.program.default_solver(solver)
 
     def solve(self, e: float) -> DesignResult:
         problem = self.problem
         twin = problem.with_privacy(dataclasses.replace(problem.privacy, epsilon=e))
         self.n_solved += 1
-        if not self.compiled:
+        program = self.program
+        if program is None:
             return twin.solve(self.solver, **self.options)
-        prob, name, warm = self.prob, self.name, self.warm
-        for setter in self.context.get("setters", []):
-            setter(e)
+        program.set_epsilon(e)
         t1 = time.perf_counter()
-        runs = twin._attempts(prob, self.Q, self.groups, name,
-                              explicit=bool(self.solver or self.options),
-                              options={} if warm else self.options, time_limit=None,
-                              runner=warm)
+        runs = program.attempts(self.name, explicit=bool(self.solver or self.options),
+                                options={} if self.warm else self.options, time_limit=None,
+                                runner=self.warm, spec=twin)
         solve_time = time.perf_counter() - t1
-        build_time = self.build_time if self.n_solved == 1 else 0.0
+        build_time = program.build_time if self.n_solved == 1 else 0.0
         formulation = twin.privacy_formulation() + " (parametric, compiled once" + (
-            "; HiGHS simplex warm-started from the previous basis)" if warm else ")")
-        return twin._conclude(runs, twin._context_notes(self.context), formulation,
-                              build_time, solve_time, prob)
+            "; HiGHS simplex warm-started from the previous basis)" if self.warm else ")")
+        return program.conclude(runs, formulation, build_time, solve_time, spec=twin)
 
 
 _progress_open = False
@@ -322,7 +316,8 @@ def _automatic(problem: DesignProblem, eps: np.ndarray, solver: str | None, opti
         times.append(time.perf_counter() - t0)
         _tick(progress, len(out), n)
     rest = [float(e) for e in eps[PROBE_POINTS:]]
-    if not pool_pays(len(rest), float(np.mean(times[1:])), sweep.build_time, times[0],
+    build_time = sweep.program.build_time if sweep.program is not None else 0.0
+    if not pool_pays(len(rest), float(np.mean(times[1:])), build_time, times[0],
                      workers):
         for e in rest:
             out.append(sweep.solve(e))

@@ -89,24 +89,18 @@ import networkx as nx
 import numpy as np
 
 from .. import losses
-from ..design import (
-    LDP,
-    SLDP,
-    WLDP,
-    ApproxLDP,
-    DeletionLDP,
-    DesignProblem,
+from ..design.objectives import (
     EstimationVariance,
     ExpectedLoss,
-    MetricDP,
     MutualInformation,
-    Notion,
     Objective,
     WorstCaseLoss,
-    grid_symmetries,
 )
+from ..design.problem import DesignProblem
+from ..design.symmetry import grid_symmetries
 from ..errors import FileFormatError, SizeLimitError, ValidationError
 from ..neighbors import distance_matrix
+from ..privacy.notions import REGISTRY, Notion
 from .matrices import PSEUDO_FILESYSTEMS, csv_numbers, csv_rows, read_text_limited
 
 MAX_SIZE = 10_000
@@ -119,15 +113,14 @@ OPT_IN = "opt in with allow_outside=True (Python) or --allow-outside-paths (comm
 
 SECTIONS = ("title", "description", "privacy", "objective", "inputs", "outputs", "expected")
 
+DESIGN_KEYS: dict[str, tuple[str, ...]] = {"metric": ("symmetry",)}
+"""Keys of ``[privacy]`` read by the design rather than the notion."""
+
 NOTION_KEYS: dict[str, tuple[str, ...]] = {
-    "ldp": ("epsilon",),
-    "approx_ldp": ("epsilon", "delta"),
-    "deletion_ldp": ("epsilon", "delta"),
-    "metric": ("epsilon", "distance", "spanner", "symmetry"),
-    "sldp": ("epsilon", "kind"),
-    "wldp": ("epsilon",),
-}
-"""Allowed keys of ``[privacy]`` (besides ``notion``) for each notion."""
+    name: (*cls.parameter_names(), *DESIGN_KEYS.get(name, ()))
+    for name, cls in REGISTRY.items()}
+"""Allowed keys of ``[privacy]`` (besides ``notion``) for each notion: the notion's
+parameters (:meth:`~mechdesign.privacy.notions.Notion.parameter_names`) and the design's."""
 
 OBJECTIVE_KEYS: dict[str, tuple[str, ...]] = {
     "expected_loss": ("loss", "k", "m", "prior"),
@@ -722,32 +715,32 @@ def _objective(rd: _Reader, kind: str, obj: dict, k: int | None, n_outputs: int 
             f"estimation, criterion {criterion}, prior {prior_desc}")
 
 
+NOTION_PARAMETERS: dict[str, dict[str, Any]] = {
+    "delta": {"minimum": 0.0, "maximum": 1.0},
+    "spanner": {"minimum": 1.0},
+}
+"""How ``[privacy]`` numbers other than epsilon are read (``rd.real`` bounds)."""
+
+
 def _notion(rd: _Reader, name: str, priv: dict, distance: Any, dist_desc: str
             ) -> tuple[Notion, str]:
-    eps = rd.real(priv, "privacy", "epsilon", minimum=0.0)
-    where = f"[privacy] notion = {name!r}"
-    if name == "ldp":
-        return rd.call(where, LDP, eps), f"LDP, epsilon = {eps:g}"
-    if name == "approx_ldp":
-        delta = rd.real(priv, "privacy", "delta", minimum=0.0, maximum=1.0)
-        return (rd.call(where, ApproxLDP, eps, delta),
-                f"approximate LDP, epsilon = {eps:g}, delta = {delta:g}")
-    if name == "deletion_ldp":
-        delta = rd.real(priv, "privacy", "delta", minimum=0.0, maximum=1.0, default=0.0)
-        return (rd.call(where, DeletionLDP, eps, delta),
-                f"deletion LDP, epsilon = {eps:g}, delta = {delta:g}")
+    """The notion ``name`` from its ``[privacy]`` keys, and its one-line description."""
+    params: dict[str, Any] = {"epsilon": rd.real(priv, "privacy", "epsilon", minimum=0.0)}
+    for key in REGISTRY[name].parameter_names():
+        if key == "distance":
+            params[key] = distance
+        elif key == "kind":
+            if key in priv:
+                params[key] = rd.string(priv, "privacy", key, ("mass", "pl", "bel"))
+        elif key in NOTION_PARAMETERS and key in priv:
+            params[key] = rd.real(priv, "privacy", key, **NOTION_PARAMETERS[key])
+    if name == "approx_ldp" and "delta" not in params:
+        params["delta"] = rd.real(priv, "privacy", "delta", **NOTION_PARAMETERS["delta"])
+    notion = rd.call(f"[privacy] notion = {name!r}", lambda: Notion.from_name(name, **params))
+    desc = notion.describe()
     if name == "metric":
-        spanner = None
-        if "spanner" in priv:
-            spanner = rd.real(priv, "privacy", "spanner", minimum=1.0)
-        desc = f"metric privacy, epsilon = {eps:g} per unit of {dist_desc}"
-        if spanner is not None:
-            desc += f", greedy {spanner:g}-spanner"
-        return rd.call(where, MetricDP, eps, distance, spanner), desc
-    if name == "sldp":
-        kind = rd.string(priv, "privacy", "kind", ("mass", "pl", "bel"), default="mass")
-        return rd.call(where, SLDP, eps, kind), f"SLDP ({kind}), epsilon = {eps:g}"
-    return rd.call(where, WLDP, eps), f"WLDP, epsilon = {eps:g}"
+        desc = desc.replace("per unit of distance", f"per unit of {dist_desc}")
+    return notion, desc
 
 
 def _focal_sets(rd: _Reader, value: Any, labels: list | None, n: int | None

@@ -5,13 +5,13 @@ exact verifier, the privacy report, conversions between notions and the Blackwel
 from .._lazy import lazy_exports
 
 _NAMES = {
-    "ApproxLDP": "..design.notions",
-    "DeletionLDP": "..design.notions",
-    "LDP": "..design.notions",
-    "MetricDP": "..design.notions",
-    "Notion": "..design.notions",
-    "SLDP": "..design.notions",
-    "WLDP": "..design.notions",
+    "ApproxLDP": ".notions",
+    "DeletionLDP": ".notions",
+    "LDP": ".notions",
+    "MetricDP": ".notions",
+    "Notion": ".notions",
+    "SLDP": ".notions",
+    "WLDP": ".notions",
     "EPSILON_TOL": ".measures",
     "approx_to_pure": ".conversions",
     "approx_to_pure_epsilon": ".conversions",

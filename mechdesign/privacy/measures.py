@@ -23,7 +23,7 @@ exact value. ``delta_ldp`` is a floating-point sum (``n`` roundings of terms at 
 the minimum over references up to that rounding;
 :func:`mechdesign.privacy.verify.verify_exact` decides both exactly. Checks of a
 target (the ``.holds(mechanism)`` method of each privacy notion in
-:mod:`mechdesign.design.notions`) accept a measured value up to :data:`EPSILON_TOL` above
+:mod:`mechdesign.privacy.notions`) accept a measured value up to :data:`EPSILON_TOL` above
 the target.
 
 References: Li et al. 2022 (``docs/belief_functions.md``, section 2) and Huang & Canonne,

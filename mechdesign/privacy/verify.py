@@ -101,6 +101,7 @@ from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from ..neighbors import distance_matrix
 from .measures import DELETION_LP_TOLERANCE, DeletionLP, deletion_lp
+from .notions import VARIANTS, Notion
 
 MAX_EXACT_ENTRIES = 400
 """Largest ``k * n`` (inputs times outputs, or messages) verified in rational arithmetic."""
@@ -108,12 +109,9 @@ MAX_EXACT_ENTRIES = 400
 MAX_EXACT_OUTPUTS = 10
 """Largest output set for the event notions (sldp_pl, sldp_bel, wldp): 2^10 events."""
 
-NOTIONS = ("ldp", "approx_ldp", "deletion_ldp", "metric", "sldp_mass", "sldp_pl",
-           "sldp_bel", "wldp")
+NOTIONS = VARIANTS
 """Notion names accepted by :func:`verify_exact` (``"sldp"`` is an alias of ``"sldp_mass"``)."""
 
-_CLASSES = {"LDP": "ldp", "ApproxLDP": "approx_ldp", "DeletionLDP": "deletion_ldp",
-            "MetricDP": "metric", "WLDP": "wldp"}
 _EVENT_NOTIONS = ("sldp_pl", "sldp_bel", "wldp")
 
 
@@ -216,46 +214,25 @@ _integers = dyadic_integers
 
 def _resolve(notion: Any, epsilon: Any, delta: Any, distance: Any
              ) -> tuple[str, float, float, Any]:
-    """(name, epsilon, delta, distance) from a name and parameters or a notion object."""
+    """(variant, epsilon, delta, distance) of a notion object, or of a name and parameters
+    (read by :meth:`~mechdesign.privacy.notions.Notion.from_name`)."""
     if isinstance(notion, str):
-        name = notion.strip().lower().replace("-", "_")
-        if name == "sldp":
-            name = "sldp_mass"
-        if name not in NOTIONS:
-            raise InvalidParameterError(
-                f"unknown notion {notion!r}; expected one of {', '.join(NOTIONS)}")
-        if epsilon is None:
-            raise InvalidParameterError(f"notion {notion!r} needs an epsilon")
-        eps = check_epsilon(epsilon)
-        d = check_delta(delta)
-        if d != 0.0 and name not in ("approx_ldp", "deletion_ldp"):
-            raise InvalidParameterError(
-                f"delta = {d!r} applies to approx_ldp and deletion_ldp, not {name!r}")
-        if name == "metric" and distance is None:
-            raise InvalidParameterError("notion 'metric' needs a distance (matrix or graph)")
-        if name != "metric" and distance is not None:
-            raise InvalidParameterError(f"a distance applies to 'metric' only, not {name!r}")
-        return name, eps, d, distance
-    # a notion object from mechdesign.design, read by class name and fields (duck typing:
-    # the analysis layer never imports the design layer)
-    cls = next((c.__name__ for c in type(notion).__mro__
-                if c.__name__ in (*_CLASSES, "SLDP")), None)
-    if cls is None:
+        params = {"epsilon": epsilon, "delta": delta if delta != 0.0 else None,
+                  "distance": distance}
+        if epsilon is not None:
+            params["epsilon"] = check_epsilon(epsilon)
+        if delta != 0.0:
+            params["delta"] = check_delta(delta)
+        notion = Notion.from_name(notion, **params)
+    elif not isinstance(notion, Notion):
         raise InvalidParameterError(
             f"notion must be a name ({', '.join(NOTIONS)}) or a notion such as "
             f"md.LDP(epsilon=1), got {notion!r}")
-    if epsilon is not None or delta != 0.0 or distance is not None:
+    elif epsilon is not None or delta != 0.0 or distance is not None:
         raise InvalidParameterError(
             f"{notion!r} carries its own parameters; do not pass epsilon, delta or distance")
-    eps = check_epsilon(notion.epsilon)
-    if cls == "SLDP":
-        kind = getattr(notion, "kind", "mass")
-        if kind not in ("mass", "pl", "bel"):
-            raise InvalidParameterError(f"SLDP kind must be 'mass', 'pl' or 'bel', got {kind!r}")
-        return f"sldp_{kind}", eps, 0.0, None
-    name = _CLASSES[cls]
-    d = check_delta(getattr(notion, "delta", 0.0))
-    return name, eps, d, getattr(notion, "distance", None) if name == "metric" else None
+    return (notion.variant, notion.epsilon, getattr(notion, "delta", 0.0),  # type: ignore
+            getattr(notion, "distance", None))
 
 
 def _check_size(k: int, n: int, what: str) -> None:
@@ -688,7 +665,7 @@ def verify_exact(mechanism: Any, notion: Any, epsilon: float | None = None,
         mechanism over its messages; the SLDP/WLDP notions read an ordinary mechanism as
         the Bayesian evidential one (singleton focal sets), as the float measures do.
     notion : str or notion object
-        One of :data:`NOTIONS`, or a notion from :mod:`mechdesign.design` (``LDP``,
+        One of :data:`NOTIONS`, or a notion of :mod:`mechdesign.privacy` (``LDP``,
         ``ApproxLDP``, ``DeletionLDP``, ``MetricDP``, ``SLDP``, ``WLDP``), whose class and
         fields are read (then ``epsilon``, ``delta`` and ``distance`` must not be given).
     epsilon : float

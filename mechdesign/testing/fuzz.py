@@ -101,25 +101,20 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
 from .. import catalog
-from ..design import (
-    LDP,
-    SLDP,
-    WLDP,
-    ApproxLDP,
-    DeletionLDP,
-    DesignProblem,
+from ..design import outcome
+from ..design.objectives import (
     EstimationVariance,
     ExpectedLoss,
-    MetricDP,
     MutualInformation,
     WorstCaseLoss,
 )
-from ..design import problem as design_problem
+from ..design.problem import DesignProblem
 from ..design.result import Status
 from ..errors import InfeasibleDesignError, InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from ..privacy import measures
+from ..privacy.notions import LDP, SLDP, WLDP, ApproxLDP, DeletionLDP, MetricDP
 from ..privacy.verify import verify_exact
 
 NOTION_KINDS = ("ldp", "approx_ldp", "deletion_ldp", "deletion_ldp_delta", "metric_matrix",
@@ -158,7 +153,7 @@ REF_TIME_LIMIT = 20.0
 GAP_FLOOR = 1e-9
 """Smallest relative gap allowed to a design that claims a global optimum."""
 
-DESIGN_GAP_FLOOR = design_problem.GAP_FLOOR
+DESIGN_GAP_FLOOR = outcome.GAP_FLOOR
 """The denominator floor of the design's relative gap (unit-range units)."""
 
 FLOAT_NOISE = 1e-13

@@ -23,6 +23,7 @@ import pytest
 from scipy.optimize import linprog
 
 import mechdesign as md
+from mechdesign.design.formulations import estimated_nonzeros
 from mechdesign.design.result import Status
 from mechdesign.errors import SolverFailedError
 from mechdesign.io.problems import euclidean_grid
@@ -173,13 +174,14 @@ def test_infeasible_claim_without_user_constraints_is_resolved_by_the_other_solv
 
 
 def test_both_solvers_claiming_infeasible_is_a_solver_failure_naming_both(monkeypatch):
-    import mechdesign.design.problem as problem_module
+    from mechdesign.design.program import Program
     from mechdesign.design.solvers import Run
 
-    def infeasible(self, prob, Q, groups, name, options, runner=None, time_limit=None):
+    def infeasible(self, name, options, runner=None, time_limit=None, spec=None,
+                   with_solution=True):
         return Run(name, Status.INFEASIBLE, "", 0.01)
 
-    monkeypatch.setattr(problem_module.DesignProblem, "_run", infeasible)
+    monkeypatch.setattr(Program, "run", infeasible)
     res = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(md.losses.hamming(3))).solve()
     assert res.status is Status.SOLVER_ERROR
     with pytest.raises(SolverFailedError, match=r"feasible by construction.*HIGHS ended "
@@ -309,10 +311,10 @@ def test_the_nonzero_estimate_follows_cvxpys_compiled_matrix():
                       (md.MetricDP(1, md.neighbors.line_distance(12)), 12),
                       (md.MetricDP(1, euclid), 12), (md.MetricDP(1, euclid, spanner=1.5), 12)]:
         p = md.DesignProblem(notion, md.ExpectedLoss(rng.random((k, k))))
-        prob, _, _, _ = p._compile()
+        prob = p.compile().prob
         for solver in ("HIGHS", "CLARABEL"):
             data, _, _ = prob.get_problem_data(solver, solver_opts={})
-            estimate = notion.n_nonzeros(k, k, p._context()) + k * k
+            estimate = estimated_nonzeros(notion, p.build_context()) + k * k
             assert 0.5 <= estimate / data[s.A].nnz <= 2.0, (notion, solver)
 
 
@@ -451,8 +453,8 @@ def test_local_method_stops_when_its_budget_is_spent():
     solves = []
 
     def feasible():
-        Q, groups, _ = prob._feasible()
-        return Q, [c for g in groups.values() for c in g]
+        fs = prob.feasible_set()
+        return fs.Q, fs.constraints
 
     def run(p):
         solves.append(1)

@@ -3,6 +3,7 @@ returned mechanism passes the independent measurement of the analysis layer."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import cvxpy as cp
@@ -15,19 +16,14 @@ from hypothesis import strategies as st
 import mechdesign as md
 import mechdesign.losses as losses
 from mechdesign.design import (
-    LDP,
-    SLDP,
-    WLDP,
-    ApproxLDP,
-    DeletionLDP,
     DesignProblem,
     EstimationVariance,
     ExpectedLoss,
-    MetricDP,
     MutualInformation,
     Status,
     WorstCaseLoss,
 )
+from mechdesign.design.formulations import BuildContext, formulate
 from mechdesign.design.staircase import symmetric_estimation_value
 from mechdesign.errors import (
     InfeasibleDesignError,
@@ -35,6 +31,7 @@ from mechdesign.errors import (
     SizeLimitError,
     SolverFailedError,
 )
+from mechdesign.privacy import LDP, SLDP, WLDP, ApproxLDP, DeletionLDP, MetricDP
 
 FOCAL_YN = [frozenset({"Yes"}), frozenset({"No"}), frozenset({"Yes", "No"})]
 
@@ -42,12 +39,13 @@ FOCAL_YN = [frozenset({"Yes"}), frozenset({"No"}), frozenset({"Yes", "No"})]
 def _feasible_with(notion, M, focal_sets=None, outputs=None, inputs=None) -> bool:
     """cvxpy face: is the notion's constraint set feasible with Q fixed to M?"""
     k, n = M.shape
-    context = {"inputs": tuple(range(k)) if inputs is None else inputs}
+    context = BuildContext(k, n, tuple(range(k)) if inputs is None else inputs)
     if focal_sets is not None:
         ev = md.EvidentialMechanism(M, focal_sets, outputs=outputs)
-        context.update(focal_masks=ev.focal_masks, n_labels=ev.n_outputs)
-    Q, groups = notion.formulate(k, n, context)
-    cons = [c for g in groups.values() for c in g] + [Q == M]
+        context = dataclasses.replace(context, focal_masks=ev.focal_masks,
+                                      n_labels=ev.n_outputs)
+    form = formulate(notion, context)
+    cons = [*form.constraints, form.Q == M]
     prob = cp.Problem(cp.Minimize(0), cons)
     prob.solve(solver="CLARABEL")
     return prob.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)
@@ -341,7 +339,7 @@ def test_envelope_repairs_solver_noise_at_no_measurable_cost():
     # the geometric mechanism at eps = 4 on 30 counts has entries e^{-4 |x-y|} ~ 1e-51;
     # solver-size noise on the tiny entries breaks their ratios, the envelope restores them
     from mechdesign.design.certify import certify
-    from mechdesign.design.notions import ratio_envelope
+    from mechdesign.privacy.notions import ratio_envelope
 
     n, eps = 30, 4.0
     P = md.catalog.truncated_geometric(n, eps).matrix

@@ -12,7 +12,8 @@ import pytest
 
 import mechdesign as md
 from mechdesign import catalog
-from mechdesign.design import LDP, ApproxLDP, DeletionLDP, DesignProblem, ExpectedLoss, MetricDP
+from mechdesign.design import DesignProblem, ExpectedLoss
+from mechdesign.privacy import LDP, ApproxLDP, DeletionLDP, MetricDP
 from mechdesign.privacy.verify import verify_exact
 from mechdesign.testing.fuzz import (
     LOSS_KINDS,

@@ -20,15 +20,9 @@ import mechdesign as md
 from mechdesign import losses
 from mechdesign.cli.main import main
 from mechdesign.design import (
-    LDP,
-    SLDP,
-    WLDP,
-    ApproxLDP,
-    DeletionLDP,
     DesignProblem,
     EstimationVariance,
     ExpectedLoss,
-    MetricDP,
     MutualInformation,
     Status,
 )
@@ -39,6 +33,7 @@ from mechdesign.errors import (
     UnboundedDesignError,
     ValidationError,
 )
+from mechdesign.privacy import LDP, SLDP, WLDP, ApproxLDP, DeletionLDP, MetricDP
 from mechdesign.privacy.verify import verify_exact
 from mechdesign.testing.fuzz import Case, run_case
 
@@ -418,9 +413,9 @@ def test_finding_estimation_fuzz_seed_6577_solves_to_the_optimum():
 def test_default_lp_falls_back_to_highs_when_clarabel_is_inaccurate(monkeypatch):
     # the exact metric LPs of 10 x 10 and 12 x 12 grids ended optimal_inaccurate in Clarabel
     # (benchmarks/README.md, section 3b); simulated here by starving Clarabel of iterations
-    import mechdesign.design.problem as problem_module
+    import mechdesign.design.program as program_module
 
-    real = problem_module.solver_options
+    real = program_module.solver_options
 
     def starved(name, options, time_limit=None):
         opts = real(name, options, time_limit)
@@ -428,7 +423,7 @@ def test_default_lp_falls_back_to_highs_when_clarabel_is_inaccurate(monkeypatch)
             opts["max_iter"] = 2
         return opts
 
-    monkeypatch.setattr(problem_module, "solver_options", starved)
+    monkeypatch.setattr(program_module, "solver_options", starved)
     k = 50  # 2550 variables: Clarabel by default
     L = losses.hamming(k)
     res = DesignProblem(LDP(1.0), ExpectedLoss(L)).solve()

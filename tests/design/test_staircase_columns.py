@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mechdesign.design import LDP, DesignProblem, EstimationVariance, Status, staircase
+from mechdesign.design import DesignProblem, EstimationVariance, Status, staircase
+from mechdesign.privacy import LDP
 
 
 def _solve(obj: EstimationVariance, eps: float, columns: bool):

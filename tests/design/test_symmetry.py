@@ -11,19 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mechdesign import losses
-from mechdesign.design import (
-    LDP,
-    DesignProblem,
-    EstimationVariance,
-    ExpectedLoss,
-    MetricDP,
-    WorstCaseLoss,
-)
+from mechdesign.design import DesignProblem, EstimationVariance, ExpectedLoss, WorstCaseLoss
+from mechdesign.design.formulations import BuildContext, metric_edges
 from mechdesign.design.symmetry import close_group, grid_symmetries
 from mechdesign.errors import InvalidParameterError, SizeLimitError
 from mechdesign.frontier.sweep import frontier
 from mechdesign.io.problems import euclidean_grid
 from mechdesign.neighbors import graph_dilation, greedy_spanner, line_distance
+from mechdesign.privacy import LDP, MetricDP
 
 D4_GRID_3 = grid_symmetries(3, 3)
 
@@ -110,7 +105,8 @@ def test_spanner_is_closed_under_the_group_and_its_dilation_remeasured():
     D = euclidean_grid(2, 5)
     sym = close_group(grid_symmetries(2, 5), 10, 10)
     es, dil = greedy_spanner(D, 3.0)
-    closed, dil_closed = MetricDP(1.0, D, spanner=3.0).edges(tuple(range(10)), sym)
+    closed, dil_closed = metric_edges(MetricDP(1.0, D, spanner=3.0),
+                                      BuildContext(10, 10, tuple(range(10)), symmetry=sym))
     assert (len(es), len(closed)) == (9, 13)
     assert dil == pytest.approx(3.0) and dil_closed == pytest.approx(np.sqrt(2))
     pairs = {(u, v) for u, v, _ in closed}

@@ -22,18 +22,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from mechdesign import catalog
-from mechdesign.design import (
-    LDP,
-    SLDP,
-    WLDP,
-    ApproxLDP,
-    DeletionLDP,
-    EstimationVariance,
-    ExpectedLoss,
-    MetricDP,
-    MutualInformation,
-    WorstCaseLoss,
-)
+from mechdesign.design import EstimationVariance, ExpectedLoss, MutualInformation, WorstCaseLoss
 from mechdesign.errors import FileFormatError, SizeLimitError, ValidationError
 from mechdesign.evidential import EvidentialMechanism
 from mechdesign.io.problems import (
@@ -44,6 +33,7 @@ from mechdesign.io.problems import (
     loads_problem,
 )
 from mechdesign.neighbors import distance_matrix, greedy_spanner
+from mechdesign.privacy import LDP, SLDP, WLDP, ApproxLDP, DeletionLDP, MetricDP
 from mechdesign.privacy.measures import (
     delta_deletion,
     delta_ldp,

@@ -1,0 +1,160 @@
+r"""The one place a :class:`~mechdesign.design.result.DesignResult` is assembled.
+
+Every solve path ends here: :func:`certified_result` for a matrix (cleaned, re-measured,
+repaired if needed and labelled by :func:`~mechdesign.design.certify.certify`),
+:func:`unsolved_result` when there is none, :func:`analytic_result` for a closed-form
+optimum too large to write as a matrix. The rules of ``docs/certificates.md`` apply to all
+of them: a result is ``optimal`` only when the returned matrix meets the privacy target and
+the user constraints and, for a global optimum with an independent bound, its certified
+relative gap is at most :data:`GAP_TOL`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .bound import relative_gap
+from .certify import certify
+from .result import Certificate, DesignResult, Status
+
+if TYPE_CHECKING:
+    from .objectives import Objective
+    from .problem import DesignProblem
+
+USER_CONSTRAINT_TOL = 1e-7
+"""A returned matrix may miss a user constraint by this much (solver tolerance)."""
+
+GAP_TOL = 1e-6
+"""A result is labelled optimal only when its certified relative gap is at most this."""
+
+GAP_FLOOR = 1e-12
+"""Denominator floor of the relative gap, in the compiled units (losses scaled to [0, 1])."""
+
+
+def gap_of(objective: Objective, value: float, bound: float | None,
+           scale: tuple[float, float] = (1.0, 0.0)) -> float | None:
+    """Relative gap between an objective value and a certified bound on the optimum, both
+    in the compiled (unit-range) units after undoing ``scale = (a, b)`` (value = a u + b);
+    for ``-log det`` objectives the gap of the eigenvalues' geometric mean."""
+    if bound is None:
+        return None
+    a, b = scale
+    v, bd = (value - b) / a, (bound - b) / a
+    if objective.sense == "maximize":
+        v, bd = -v, -bd
+    dim = objective.log_gap_dimension()
+    if dim is not None:
+        return max(0.0, v - bd) / dim if math.isfinite(bd) else math.inf
+    return relative_gap(v, bd, GAP_FLOOR)
+
+
+def certified_result(spec: DesignProblem, Q: np.ndarray, solver_value: float | None,
+                     status: Status, solver: str, optimum: str, formulation: str,
+                     build_time: float, solve_time: float, duals: dict,
+                     notes: Sequence[str], structure: dict | None = None,
+                     outputs: Sequence | None = None, *, bound: float | None = None,
+                     gap: float | None = None, expect_bound: bool = False,
+                     build: Callable[[np.ndarray], Any] | None = None,
+                     evaluate: Callable[[np.ndarray], float] | None = None) -> DesignResult:
+    """Certify ``Q`` and label it.
+
+    The gap is recomputed on the returned matrix against ``bound`` (an independent bound on
+    the optimum in the objective's units), or given (closed forms, staircase programs).
+    ``expect_bound`` with no bound labels the optimum ``"global, solver-reported"``.
+    ``build`` and ``evaluate`` replace the problem's mechanism constructor and objective
+    (the Walley reduction certifies masses but evaluates on the outputs; its user
+    constraints were checked on the inner problem).
+    """
+    if build is None:
+        def build(C: np.ndarray) -> Any:
+            return spec.build_mechanism(C, outputs)
+    own_objective = evaluate is None  # else the user constraints were checked elsewhere
+    evaluate = evaluate or spec.objective.evaluate
+    mech, C, cert = certify(Q, spec.privacy, build, evaluate, solver_value)
+    notes = [*notes, *_repair_notes(cert)]
+    value = evaluate(C)
+    if bound is not None:
+        gap = gap_of(spec.objective, value, bound, spec.objective.scaling())
+    status, optimum = _label(status, optimum, gap, expect_bound, solver, notes)
+    if own_objective:
+        broken = {k: v for k, v in spec.constraint_violations(C).items()
+                  if v > USER_CONSTRAINT_TOL}
+        if broken:
+            notes.append("the returned matrix violates user constraints "
+                         + ", ".join(f"{k!r} by {v:.3g}" for k, v in broken.items())
+                         + " (solver inaccuracy or the privacy repair)")
+            status = Status.INACCURATE
+    if not cert.met:
+        notes.append("the returned matrix does NOT meet the privacy target")
+    return DesignResult(
+        status=status if cert.met else Status.INACCURATE, value=value,
+        solver_value=solver_value, optimum=optimum, certificate=cert, duals=duals,
+        solver=solver, formulation=formulation, build_time=build_time,
+        solve_time=solve_time, notes=tuple(notes), structure=structure or {},
+        user_constraints=tuple(spec.constraints), gap=gap,
+        _mechanism=mech if cert.met else None,
+        _unavailable="" if cert.met else (
+            f"measured {cert.achieved!r} does not meet the target {cert.target!r} even "
+            "after repair"))
+
+
+def _repair_notes(cert: Certificate) -> list[str]:
+    if cert.repair == "envelope":
+        return ["the cleaned solver matrix missed the privacy target by solver tolerance; "
+                f"tiny entries raised to the ratio bound (largest row change "
+                f"{cert.repair_weight:.3g})"]
+    if cert.repair == "mixing":
+        return [f"the cleaned solver matrix missed the privacy target; mixed with the "
+                f"column-mean row at weight {cert.repair_weight:.3g}"]
+    return []
+
+
+def _label(status: Status, optimum: str, gap: float | None, expect_bound: bool,
+           solver: str, notes: list[str]) -> tuple[Status, str]:
+    """Status and optimum label from the certified gap (appends the reasons to notes)."""
+    if status is Status.INACCURATE and gap is not None and gap <= GAP_TOL:
+        notes.append(f"{solver} reported an inaccurate solution; the returned matrix is "
+                     f"certified within a relative gap of {gap:.2g}")
+        status = Status.OPTIMAL
+    if optimum == "global" and status is Status.OPTIMAL:
+        if gap is None and expect_bound:
+            optimum = "global, solver-reported"
+            notes.append("no independent bound on the optimum (a program without a bound "
+                         "recomputed from its data, or a variable without bounds): "
+                         "optimality is the solver's word")
+        elif gap is not None and gap > GAP_TOL:
+            status = Status.INACCURATE
+            notes.append(f"certified relative optimality gap {gap:.3g} exceeds {GAP_TOL:g}: "
+                         "a better mechanism may exist")
+    return status, optimum
+
+
+def unsolved_result(spec: DesignProblem, status: Status, solver: str, formulation: str,
+                    build_time: float, solve_time: float, notes: Sequence[str],
+                    error: str = "", optimum: str = "global") -> DesignResult:
+    """A result without a mechanism (infeasible, unbounded, solver error): ``mechanism``
+    raises the typed error that ``status`` and ``error`` call for."""
+    return DesignResult(status=status, value=None, solver_value=None, optimum=optimum,
+                        certificate=None, duals={}, solver=solver, formulation=formulation,
+                        build_time=build_time, solve_time=solve_time, notes=tuple(notes),
+                        user_constraints=tuple(spec.constraints), _unavailable=error)
+
+
+def analytic_result(spec: DesignProblem, value: float, epsilon: float, formulation: str,
+                    solve_time: float, structure: dict, method: str, note: str,
+                    unavailable: str) -> DesignResult:
+    """A closed-form optimum whose mechanism is too large to write as a matrix: the value,
+    the family in ``structure`` and an analytic certificate (``mechanism`` raises
+    ``SizeLimitError`` with ``unavailable``)."""
+    cert = Certificate(notion=spec.privacy.describe(), target=epsilon, achieved=epsilon,
+                       met=True, tolerance=0.0, repair="none", repair_weight=0.0,
+                       value_gap=0.0, method=method)
+    return DesignResult(
+        status=Status.OPTIMAL, value=value, solver_value=value, optimum="global",
+        certificate=cert, duals={}, solver="closed form", formulation=formulation,
+        build_time=0.0, solve_time=solve_time, gap=0.0, notes=(note,), structure=structure,
+        _unavailable=unavailable)

@@ -1,0 +1,212 @@
+r"""The solve methods of a design problem, one function each.
+
+* :func:`solve_program`: the global LP / convex program (compiled once,
+  :class:`~mechdesign.design.program.Program`), with its re-solves and certificate;
+* :func:`solve_walley`: WLDP read by Walley, reduced to the pure-LDP problem over the
+  outputs and embedded on the singleton messages;
+* :func:`solve_information`: information objectives (maximised convex functions): the
+  symmetric closed form (uniform prior, trace or log-det: subset selection at its best d),
+  the staircase programs (pure LDP and mass SLDP, ``k <= MAX_STAIRCASE_K``) or the local
+  minorise-maximise method.
+
+:meth:`DesignProblem.solve` picks one; each returns through the result builder of
+:mod:`~mechdesign.design.outcome`. None mutates the problem.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import TYPE_CHECKING, Any
+
+import cvxpy as cp
+import numpy as np
+
+from .. import catalog
+from ..errors import InfeasibleDesignError, InvalidParameterError, SolverFailedError
+from ..evidential import EvidentialMechanism
+from ..privacy.notions import LDP
+from . import local, staircase
+from .objectives import EstimationVariance
+from .outcome import analytic_result, certified_result, unsolved_result
+from .program import run_solve
+from .result import DesignResult, Status
+from .solvers import Deadline, choose_solver
+
+if TYPE_CHECKING:
+    from .problem import DesignProblem
+
+
+def solve_program(spec: DesignProblem, solver: str | None, options: dict,
+                  time_limit: float | None) -> DesignResult:
+    """The global program: build, solve (with re-solves), certify."""
+    program = spec.compile()
+    t1 = time.perf_counter()
+    runs = program.attempts(program.default_solver(solver), explicit=bool(solver or options),
+                            options=options, time_limit=time_limit)
+    compile_time = sum(r.compile_time for r in runs)
+    solve_time = time.perf_counter() - t1 - compile_time
+    # cvxpy's canonicalisation counts as building
+    return program.conclude(runs, spec.privacy_formulation(),
+                            program.build_time + compile_time, solve_time)
+
+
+def solve_walley(spec: DesignProblem, solver: str | None, options: dict,
+                 time_limit: float | None) -> DesignResult:
+    """WLDP under Walley's reading: the pure-LDP problem over the outputs, embedded on the
+    singleton messages and re-measured as WLDP (see ``DesignProblem``'s ``semantics``)."""
+    from .problem import DesignProblem
+
+    inner = DesignProblem(LDP(spec.privacy.epsilon), spec.objective,  # type: ignore
+                          inputs=spec.inputs, outputs=spec.outputs,
+                          constraints=spec.constraints)
+    res = inner.solve(solver, time_limit=time_limit, **options)
+    if res.certificate is None or not res.certificate.met:
+        return res
+    focal = spec.focal_sets or ()
+    singles = [focal.index(frozenset([y])) for y in spec.outputs]
+    M = np.zeros((spec.k, spec.n))
+    M[:, singles] = res.mechanism.matrix  # type: ignore[union-attr]
+
+    def build(masses: np.ndarray) -> EvidentialMechanism:
+        return EvidentialMechanism(masses, focal, spec.inputs, spec.outputs)
+
+    def on_outputs(masses: np.ndarray) -> float:
+        # certification works on the masses (its repairs keep them on the singletons)
+        return spec.objective.evaluate(masses[:, singles])
+
+    note = ("Walley reading: every completion of an eps-WLDP mechanism is eps-LDP, so the "
+            "worst-case optimum is the pure-LDP optimum (no 'don't know' mass)")
+    out = certified_result(spec, M, res.solver_value, res.status, res.solver, res.optimum,
+                           "WLDP (Walley) reduced to " + res.formulation, res.build_time,
+                           res.solve_time, res.duals, (*res.notes, note), res.structure,
+                           gap=res.gap, build=build, evaluate=on_outputs)
+    if out.certificate is not None and out.certificate.repair != "none":
+        # the embedding changes no objective value unless the WLDP check had to repair it
+        return dataclasses.replace(out, status=Status.INACCURATE, gap=None)
+    return out
+
+
+def solve_information(spec: DesignProblem, solver: str | None, options: dict,
+                      deadline: Deadline) -> DesignResult:
+    """An information objective: the symmetric closed form, the staircase programs, or the
+    local method (with a note saying why no exact program applies)."""
+    eps = spec.privacy.epsilon  # type: ignore[attr-defined]
+    t0 = time.perf_counter()
+    if not spec.staircase_applies():
+        note = ("no exact program is known for this notion with this objective"
+                if not spec.privacy.staircase else
+                "user constraints present" if spec.constraints else
+                f"k = {spec.k} exceeds the staircase limit {staircase.MAX_STAIRCASE_K}")
+        return solve_local(spec, solver, options, t0,
+                           note + ": local optimum (minorise-maximise from 3 starts)", deadline)
+    if spec.symmetric():
+        return solve_symmetric(spec, eps, t0)
+    if eps > staircase.MAX_STAIRCASE_EPSILON:
+        raise InvalidParameterError(
+            f"epsilon = {eps!r} is above {staircase.MAX_STAIRCASE_EPSILON:g}, the largest "
+            f"the staircase programs support for {type(spec.objective).__name__} (patterns "
+            "hold 1 and e^eps side by side)")
+    sol, form = _staircase(spec, eps, solver, options, deadline)
+    Q = fit_columns(spec, sol.Q)
+    if Q is None:
+        note = (f"the staircase optimum needs {sol.Q.shape[1]} outputs but only {spec.n} "
+                "are allowed: solved locally")
+        return solve_local(spec, solver, options, t0, note, deadline)
+    status = Status.OPTIMAL if sol.accurate else Status.INACCURATE
+    notes = (deadline.note(),) if sol.stopped else ()
+    return certified_result(spec, Q, sol.value, status, sol.solver, "global", form, 0.0,
+                            time.perf_counter() - t0, {}, notes, bound=sol.bound,
+                            expect_bound=True)
+
+
+def _staircase(spec: DesignProblem, eps: float, solver: str | None, options: dict,
+               deadline: Deadline) -> tuple[Any, str]:
+    """The staircase program of the objective and a description of it."""
+    if isinstance(spec.objective, EstimationVariance):
+        sol = staircase.solve_estimation(spec.objective, eps, solver, deadline, **options)
+        form = "staircase convex program over 2^k - 1 patterns"
+        if sol.patterns_used is not None and sol.patterns_used < sol.n_patterns:
+            form += (f" (column generation: {sol.patterns_used} of {sol.n_patterns} patterns "
+                     f"in {sol.rounds} rounds; first-order gap bound {sol.gap:.1e})")
+        return sol, form
+    return (staircase.solve_sublinear(spec.objective, eps, deadline),
+            "staircase LP over 2^k - 1 patterns")
+
+
+def fit_columns(spec: DesignProblem, Q: np.ndarray) -> np.ndarray | None:
+    """Place staircase columns on the allowed outputs (None if there are too few)."""
+    used = Q.shape[1]
+    if spec.focal_sets is None:
+        if not spec.outputs_given:
+            return Q  # the staircase's own outputs, labelled 0..used-1
+        if used > spec.n:
+            return None
+        return np.hstack([Q, np.zeros((spec.k, spec.n - used))])
+    if used > spec.n:
+        return None
+    # messages by size (singletons first), columns by the input where they peak
+    focal = spec.focal_sets
+    order = sorted(range(spec.n), key=lambda j: (len(focal[j]), j))
+    cols = sorted(range(used), key=lambda j: (int(np.argmax(Q[:, j])), -Q[:, j].max()))
+    out = np.zeros((spec.k, spec.n))
+    for j, c in zip(order, cols, strict=False):
+        out[:, j] = Q[:, c]
+    return out
+
+
+def solve_symmetric(spec: DesignProblem, eps: float, t0: float) -> DesignResult:
+    """Uniform prior, symmetric criterion: d-subset selection at its best d (closed form)."""
+    k = spec.k
+    d, value = staircase.symmetric_estimation(k, eps, spec.objective.criterion)  # type: ignore
+    elapsed = time.perf_counter() - t0
+    structure = {"family": "subset_selection", "d": d, "k": k, "epsilon": eps}
+    form = "symmetric reduction: d-subset selection, closed form over d"
+    if k * math.comb(k, d) <= catalog.MAX_ENTRIES:
+        mech = catalog.subset_selection(k, d, eps)
+        return certified_result(spec, mech.matrix, value, Status.OPTIMAL, "closed form",
+                                "global", form, 0.0, elapsed, {}, (), structure,
+                                outputs=mech.outputs, gap=0.0)
+    return analytic_result(
+        spec, value, eps, form, elapsed, structure,
+        method="analytic: every column of d-subset selection takes the values e^eps/Z and 1/Z",
+        note=(f"subset_selection({k}, {d}, {eps:g}) has C({k}, {d}) outputs, too many to "
+              "build as a matrix"),
+        unavailable=(f"the optimal mechanism is subset_selection(k={k}, d={d}, "
+                     f"epsilon={eps:g}), whose C({k}, {d}) outputs are too many for an "
+                     "explicit matrix"))
+
+
+def solve_local(spec: DesignProblem, solver: str | None, options: dict, t0: float,
+                note: str, deadline: Deadline) -> DesignResult:
+    """The minorise-maximise method of :mod:`~mechdesign.design.local` from several
+    starts; each step is a convex program over the problem's feasible set."""
+    names: list[str] = []
+
+    def feasible() -> tuple[cp.Expression, list]:
+        fs = spec.feasible_set()
+        return fs.Q, fs.constraints
+
+    def run(prob: cp.Problem) -> None:
+        name = choose_solver(prob, solver)
+        names.append(name)
+        attempt = run_solve(prob, None, name, options, None, deadline.remaining(), spec)
+        if attempt.status is Status.INFEASIBLE:
+            raise InfeasibleDesignError("infeasible")
+        if attempt.status not in (Status.OPTIMAL, Status.INACCURATE):
+            raise SolverFailedError(attempt.error
+                                    or f"local step ended with status {attempt.status}")
+
+    try:
+        Q, value, iters, stopped = local.solve_local(
+            spec.objective, feasible, run, spec.k, spec.n, expired=lambda: deadline.expired)
+    except InfeasibleDesignError:  # the feasible set itself is empty (first projection)
+        return unsolved_result(spec, Status.INFEASIBLE, names[-1] if names else "", "local",
+                               0.0, time.perf_counter() - t0, (note,), optimum="local")
+    status, notes = Status.OPTIMAL, (note,)
+    if stopped:
+        status, notes = Status.INACCURATE, (note, deadline.note())
+    return certified_result(spec, Q, value, status, names[-1] if names else "", "local",
+                            f"minorise-maximise, {iters} convex steps", 0.0,
+                            time.perf_counter() - t0, {}, notes)

@@ -1,0 +1,472 @@
+r"""Privacy notions as frozen values.
+
+A notion is a value (``LDP(epsilon=1.0)``) that every layer reads the same way: the exact
+measures and the exact verifier of this package, the problem-file reader, and the design
+layer, which compiles it into constraints (``mechdesign.design.formulations``, one
+formulation registered per notion type; the derivations are in ``docs/formulations.md``).
+This module is the notion's numpy face:
+
+* :attr:`Notion.name` and :meth:`Notion.from_name`: the vocabulary of problem files, of
+  :func:`~mechdesign.privacy.verify.verify_exact` and of the command line;
+* :meth:`Notion.measure` / :attr:`Notion.target` / :meth:`Notion.holds`: the notion's
+  parameter achieved by a concrete mechanism (by the float measures of
+  :mod:`~mechdesign.privacy.measures`) against the target;
+* :meth:`Notion.envelope` and :meth:`Notion.neutral_row`: the repairs certification uses
+  when a solver's matrix misses the target by solver tolerance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from .._validation import check_delta, check_epsilon, check_real
+from ..errors import InvalidParameterError
+from ..evidential import EvidentialMechanism
+from ..mechanism import Mechanism
+from ..neighbors import (
+    distance_matrix,
+    graph_dilation,
+    greedy_spanner,
+    is_graph,
+    metric_skeleton,
+)
+from .measures import (
+    EPSILON_TOL,
+    delta_deletion,
+    delta_ldp,
+    epsilon_deletion,
+    epsilon_ldp,
+    epsilon_metric,
+    epsilon_sldp,
+    epsilon_wldp,
+)
+
+Edge = tuple[int, int, float]
+
+REGISTRY: dict[str, type[Notion]] = {}
+"""Notion classes by :attr:`Notion.name` (filled by :func:`register`)."""
+
+
+def register(cls: type[Notion]) -> type[Notion]:
+    """Class decorator: make ``cls`` known to :meth:`Notion.from_name` under ``cls.name``."""
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+class Notion:
+    """Base class of the privacy notions (frozen dataclasses).
+
+    Subclasses set :attr:`name` (the vocabulary word) and implement :meth:`measure`.
+    """
+
+    name: ClassVar[str] = ""
+    #: True for the notions over evidential mass matrices (SLDP, WLDP).
+    evidential: ClassVar[bool] = False
+    #: True when every constraint is a column ratio bound, so the staircase theorem applies.
+    staircase: ClassVar[bool] = False
+
+    # ------------------------------------------------------------------ vocabulary
+    @classmethod
+    def from_name(cls, name: str, **parameters: Any) -> Notion:
+        """The notion called ``name`` with ``parameters`` (``epsilon``, ``delta``,
+        ``distance``, ``spanner``, ``kind``).
+
+        ``"sldp_mass"``, ``"sldp_pl"`` and ``"sldp_bel"`` are ``SLDP`` with that kind; a
+        parameter the notion does not take is refused with its name.
+        """
+        if not isinstance(name, str):
+            raise InvalidParameterError(f"a notion name must be a string, got {name!r}")
+        key = name.strip().lower().replace("-", "_")
+        if key.startswith("sldp_") and "kind" not in parameters:
+            key, parameters = "sldp", {**parameters, "kind": key[len("sldp_"):]}
+        if key not in REGISTRY:
+            raise InvalidParameterError(
+                f"unknown notion {name!r}; expected one of {', '.join(NAMES)}")
+        notion_cls = REGISTRY[key]
+        allowed = notion_cls.parameter_names()
+        given = {k: v for k, v in parameters.items() if v is not None}
+        extra = sorted(set(given) - set(allowed))
+        if extra:
+            what = ", ".join(f"{k} = {given[k]!r}" if np.ndim(given[k]) == 0 else k
+                             for k in extra)
+            raise InvalidParameterError(
+                f"{what} does not apply to notion {key!r} (it takes {', '.join(allowed)})")
+        if "epsilon" not in given:
+            raise InvalidParameterError(f"notion {key!r} needs an epsilon")
+        if notion_cls is MetricDP and "distance" not in given:
+            raise InvalidParameterError("notion 'metric' needs a distance (matrix or graph)")
+        return notion_cls(**given)
+
+    @classmethod
+    def parameter_names(cls) -> tuple[str, ...]:
+        """The notion's parameters, in order (the dataclass fields)."""
+        return tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+
+    @property
+    def variant(self) -> str:
+        """The name with its kind, where the notion has one (``"sldp_pl"``)."""
+        return self.name
+
+    # ------------------------------------------------------------------ numpy face
+    @property
+    def target(self) -> float:
+        """The notion's target in the units :meth:`measure` returns."""
+        return self.epsilon  # type: ignore[attr-defined]
+
+    @property
+    def measures_delta(self) -> bool:
+        """True when :meth:`measure` and :attr:`target` are a delta (else an epsilon)."""
+        return False
+
+    def measure(self, mechanism: Any) -> float:
+        """The notion's parameter achieved by ``mechanism`` (epsilon, or delta at the
+        target epsilon for the approximate notions)."""
+        raise NotImplementedError
+
+    def holds(self, mechanism: Any, tol: float = EPSILON_TOL) -> bool:
+        """Does ``mechanism`` meet the notion (measured value <= target + tol)?"""
+        return self.measure(mechanism) <= self.target + tol
+
+    def ties_columns(self, inputs: tuple) -> bool:
+        """True when every feasible column that is positive on one input is positive on all
+        of them (a bounded ratio between every two inputs). Without it a message can be sent
+        by some inputs only, and the Fisher information at a prior with zeros on exactly
+        those inputs is unbounded (see ``EstimationVariance``). Default: False."""
+        return False
+
+    def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray | None:
+        """A repair that raises too-small entries to the smallest values the notion allows at
+        ``aim`` times its epsilon (None when the notion has none; certification then mixes
+        rows instead)."""
+        return None
+
+    def neutral_row(self, C: np.ndarray, mechanism: Any) -> np.ndarray:
+        """A data-independent row that meets every target of the notion when all rows equal
+        it; certification mixes it in. Default: the column means of ``C``."""
+        return C.mean(axis=0, keepdims=True)
+
+    def describe(self) -> str:
+        """One line for reports: the notion and its parameters."""
+        return repr(self)
+
+
+@register
+@dataclass(frozen=True)
+class LDP(Notion):
+    r"""Pure eps-LDP: ``Q[x, y] <= e^eps Q[x', y]`` for all inputs x, x' and outputs y
+    (Kasiviswanathan et al. 2011; Duchi, Jordan, Wainwright 2013)."""
+
+    epsilon: float
+    name: ClassVar[str] = "ldp"
+    staircase: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+
+    def measure(self, mechanism: Any) -> float:
+        return epsilon_ldp(mechanism)
+
+    def ties_columns(self, inputs: tuple) -> bool:
+        return True
+
+    def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray:
+        Q = as_ordinary(mechanism).matrix
+        k = Q.shape[0]
+        return ratio_envelope(Q, aim * self.epsilon * (1.0 - np.eye(k)))
+
+    def describe(self) -> str:
+        return f"LDP, epsilon = {self.epsilon:g}"
+
+
+@register
+@dataclass(frozen=True)
+class ApproxLDP(Notion):
+    r"""(eps, delta)-LDP: ``sum_y max(0, Q[x, y] - e^eps Q[x', y]) <= delta`` for x != x'.
+
+    With ``delta = 0`` this is :class:`LDP`, and it is measured and certified as pure LDP
+    (:meth:`measure` returns the achieved epsilon, so that a matrix above the epsilon is never
+    certified on a tiny delta); otherwise :meth:`measure` returns the achieved delta at the
+    target epsilon.
+    """
+
+    epsilon: float
+    delta: float
+    name: ClassVar[str] = "approx_ldp"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "delta", check_delta(self.delta))
+
+    @property
+    def target(self) -> float:
+        return self.delta if self.delta > 0 else self.epsilon
+
+    @property
+    def measures_delta(self) -> bool:
+        return self.delta > 0
+
+    def ties_columns(self, inputs: tuple) -> bool:
+        return self.delta == 0.0
+
+    def measure(self, mechanism: Any) -> float:
+        if self.delta == 0.0:
+            return epsilon_ldp(mechanism)
+        return delta_ldp(mechanism, self.epsilon)
+
+    def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray | None:
+        return LDP(self.epsilon).envelope(mechanism, aim) if self.delta == 0.0 else None
+
+    def describe(self) -> str:
+        return f"approximate LDP, epsilon = {self.epsilon:g}, delta = {self.delta:g}"
+
+
+@register
+@dataclass(frozen=True)
+class DeletionLDP(Notion):
+    r"""Deletion (eps, delta)-LDP (Huang & Canonne 2023, Def. 2.3): a reference distribution
+    r with ``sum_y max(0, Q[x, y] - e^eps r_y) <= delta`` and
+    ``sum_y max(0, r_y - e^eps Q[x, y]) <= delta`` for every x. :meth:`measure` returns the
+    achieved epsilon (delta = 0) or the achieved delta at the target epsilon."""
+
+    epsilon: float
+    delta: float = 0.0
+    name: ClassVar[str] = "deletion_ldp"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "delta", check_delta(self.delta))
+
+    @property
+    def target(self) -> float:
+        return self.epsilon if self.delta == 0.0 else self.delta
+
+    @property
+    def measures_delta(self) -> bool:
+        return self.delta > 0
+
+    def ties_columns(self, inputs: tuple) -> bool:
+        return self.delta == 0.0
+
+    def measure(self, mechanism: Any) -> float:
+        if self.delta == 0.0:
+            return epsilon_deletion(mechanism).epsilon
+        return delta_deletion(mechanism, self.epsilon)
+
+    def describe(self) -> str:
+        return f"deletion LDP, epsilon = {self.epsilon:g}, delta = {self.delta:g}"
+
+
+@register
+@dataclass(frozen=True)
+class MetricDP(Notion):
+    r"""Metric privacy: ``Q[x, y] <= e^{eps d(x, x')} Q[x', y]`` (Chatzikokolakis et al.
+    2013; on a neighbour graph, privacy for its shortest-path metric).
+
+    ``distance`` is a ``(k, k)`` matrix (read directionally: ``D[x, x']`` bounds
+    ``Q[x] / Q[x']``) or a weighted undirected networkx graph on the input labels.
+    ``spanner=t`` lets the design constrain only the edges of a greedy t-spanner of the
+    metric (at ``eps`` divided by its measured dilation, so every pair still gets
+    ``e^{eps d}``; Bordenabe, Chatzikokolakis, Palamidessi 2014).
+    """
+
+    epsilon: float
+    distance: Any = field(compare=False, repr=False)
+    spanner: float | None = None
+    name: ClassVar[str] = "metric"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        if self.spanner is not None:
+            s = check_real(self.spanner, "spanner")
+            if s < 1:
+                raise InvalidParameterError(f"spanner stretch must be >= 1, got {s!r}")
+            object.__setattr__(self, "spanner", s)
+
+    def distances(self, inputs: Sequence) -> np.ndarray:
+        """The ``(k, k)`` distance matrix between ``inputs`` (validated)."""
+        return distance_matrix(self.distance, inputs)
+
+    def edges(self, inputs: Sequence) -> tuple[list[Edge], float]:
+        """The pairs a design constrains, ``(x, x', d)`` with ``d = D[x, x']`` (one per
+        unordered pair), and the divisor of epsilon (the spanner's dilation, else 1).
+
+        * A graph: its edges (exact: ``d`` is its shortest-path metric and chaining the edge
+          constraints along a shortest path gives every pair).
+        * A matrix: every pair at finite distance with no third point between them
+          (:func:`~mechdesign.neighbors.metric_skeleton`, exact by chaining).
+        * ``spanner=t``: the edges of a greedy t-spanner of ``min(D, D^T)`` (which bounds both
+          directions from below, so the guarantee holds for an asymmetric ``D`` too).
+        """
+        D = self.distances(inputs)
+        if is_graph(self.distance):
+            index = {x: i for i, x in enumerate(inputs)}
+            es = [(index[u], index[v], float(w)) for u, v, w in
+                  self.distance.edges(data="weight", default=1.0) if u in index and v in index]
+            return es, 1.0
+        if self.spanner is not None:
+            return greedy_spanner(np.minimum(D, D.T), self.spanner)
+        return metric_skeleton(D), 1.0
+
+    def dilation(self, inputs: Sequence, edges: Sequence[Edge]) -> float:
+        """The dilation of ``edges`` as a spanner of this metric (1 unless ``spanner``)."""
+        if self.spanner is None:
+            return 1.0
+        D = self.distances(inputs)
+        return graph_dilation(np.minimum(D, D.T), edges)
+
+    def directed_pairs(self, inputs: Sequence, edges: Sequence[Edge], dilation: float
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(a, b, d)``: the bounds ``Q[a_i] <= e^{eps d_i} Q[b_i]`` for both directions of
+        every pair in ``edges``, ``d`` divided by ``dilation``. The reverse direction of a
+        skeleton pair takes its own distance ``D[x', x]``; graph and spanner edges are
+        symmetric. Directions at infinite distance are left out."""
+        u = np.array([e[0] for e in edges], dtype=int)
+        v = np.array([e[1] for e in edges], dtype=int)
+        w = np.array([e[2] for e in edges], dtype=float)
+        back = w
+        if not is_graph(self.distance) and self.spanner is None and len(edges):
+            back = self.distances(inputs)[v, u]
+        a, b = np.concatenate([u, v]), np.concatenate([v, u])
+        d = np.concatenate([w, back]) / dilation
+        finite = np.isfinite(d)
+        return a[finite], b[finite], d[finite]
+
+    def measure(self, mechanism: Any) -> float:
+        return epsilon_metric(mechanism, self.distance)
+
+    def ties_columns(self, inputs: tuple) -> bool:
+        return bool(np.isfinite(self.distances(inputs)).all())
+
+    def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray:
+        m = as_ordinary(mechanism)
+        D = self.distances(m.inputs)
+        eps = aim * self.epsilon
+        # E[x] >= Q[z] e^{-eps d(z, x)}: the factor of row x from row z is D[z, x] (the
+        # transpose matters for an asymmetric distance)
+        with np.errstate(invalid="ignore"):
+            return ratio_envelope(m.matrix, np.where(np.isfinite(D.T), eps * D.T, np.inf))
+
+    def describe(self) -> str:
+        out = f"metric privacy, epsilon = {self.epsilon:g} per unit of distance"
+        return out + (f", greedy {self.spanner:g}-spanner" if self.spanner else "")
+
+
+@register
+@dataclass(frozen=True)
+class SLDP(Notion):
+    r"""Shafer LDP over evidential masses (Li et al. 2022, Def. 3.1): ``kind="mass"``:
+    ``m_x(B) <= e^eps m_x'(B)`` for every message B; ``"pl"``/``"bel"``: the same for the
+    plausibility/belief of every event. Designs an
+    :class:`~mechdesign.evidential.EvidentialMechanism`."""
+
+    epsilon: float
+    kind: Literal["mass", "pl", "bel"] = "mass"
+    name: ClassVar[str] = "sldp"
+    evidential: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        if self.kind not in ("mass", "pl", "bel"):
+            raise InvalidParameterError(f"kind must be 'mass', 'pl' or 'bel', got {self.kind!r}")
+
+    @property
+    def staircase(self) -> bool:  # type: ignore[override]
+        return self.kind == "mass"
+
+    @property
+    def variant(self) -> str:
+        return f"sldp_{self.kind}"
+
+    def measure(self, mechanism: Any) -> float:
+        return epsilon_sldp(mechanism, self.kind)
+
+    def ties_columns(self, inputs: tuple) -> bool:
+        return self.kind == "mass"
+
+    def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray | None:
+        if self.kind != "mass":
+            return None
+        return LDP(self.epsilon).envelope(mechanism, aim)
+
+    def describe(self) -> str:
+        return f"SLDP ({self.kind}), epsilon = {self.epsilon:g}"
+
+
+@register
+@dataclass(frozen=True)
+class WLDP(Notion):
+    r"""Walley LDP (Li et al. 2022, Def. 3.13, Lemma 3.14):
+    ``max_x pl_x(E) <= e^eps min_x' bel_x'(E)`` for every event E (x = x' included)."""
+
+    epsilon: float
+    name: ClassVar[str] = "wldp"
+    evidential: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+
+    def measure(self, mechanism: Any) -> float:
+        return epsilon_wldp(mechanism)
+
+    def neutral_row(self, C: np.ndarray, mechanism: Any) -> np.ndarray:
+        """A Bayesian row: WLDP compares pl_x(E) with bel_x(E) for x = x' too, so a constant
+        row with "don't know" mass is not eps-WLDP for small eps. The mean mass of each
+        message is spread evenly over the singletons of its outputs (when those messages are
+        allowed; otherwise the column means)."""
+        fsets = list(mechanism.focal_sets)
+        single = {next(iter(B)): j for j, B in enumerate(fsets) if len(B) == 1}
+        mean = C.mean(axis=0)
+        if not all(y in single for B in fsets for y in B):
+            return mean[None, :]
+        r = np.zeros_like(mean)
+        for j, B in enumerate(fsets):
+            for y in B:
+                r[single[y]] += mean[j] / len(B)
+        return r[None, :]
+
+    def describe(self) -> str:
+        return f"WLDP, epsilon = {self.epsilon:g}"
+
+
+NAMES: tuple[str, ...] = tuple(REGISTRY)
+"""The notion names :meth:`Notion.from_name` accepts (plus ``sldp_mass/pl/bel``)."""
+
+VARIANTS: tuple[str, ...] = ("ldp", "approx_ldp", "deletion_ldp", "metric", "sldp_mass",
+                             "sldp_pl", "sldp_bel", "wldp")
+"""Every :attr:`Notion.variant`: the names :func:`~mechdesign.privacy.verify.verify_exact`
+reports."""
+
+
+def ratio_envelope(Q: np.ndarray, log_factor: np.ndarray) -> np.ndarray:
+    r"""``E[x, y] = max_z Q[z, y] e^{-log_factor[x, z]}`` (``log_factor[x, x] = 0``).
+
+    With ``log_factor[x, z] = eps d(z, x)`` for a distance d with the triangle inequality,
+    E meets ``E[x, y] <= e^{eps d(x,x')} E[x', y]`` exactly and ``E >= Q``: the least repair
+    that only raises entries. Rows then sum to slightly more than 1 and are renormalised by
+    the caller.
+    """
+    E = np.array(Q, dtype=float, copy=True)
+    for x in range(Q.shape[0]):
+        scale = np.exp(-log_factor[x])[:, None]  # (k, 1); exp(-inf) = 0
+        np.maximum(E[x], (Q * scale).max(axis=0), out=E[x])
+    return E
+
+
+def as_ordinary(mechanism: Mechanism | EvidentialMechanism) -> Mechanism:
+    """Messages as outputs (the reading every non-evidential measure uses)."""
+    if isinstance(mechanism, EvidentialMechanism):
+        return mechanism.to_mechanism()
+    return mechanism
+
+
+def notion_of(value: Any, what: str = "privacy") -> Notion:
+    """``value`` if it is a :class:`Notion`, else a typed error naming it."""
+    if isinstance(value, Notion):
+        return value
+    raise InvalidParameterError(
+        f"{what} must be a notion such as md.LDP(epsilon=1), got {value!r}")
+
