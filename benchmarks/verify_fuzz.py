@@ -58,17 +58,14 @@ import warnings
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
-from mechdesign.testing.fuzz import (
-    CASE_TIME_LIMIT,
-    FAILED,
+from mechdesign.testing.cases import (
     LOSS_KINDS,
     MATRIX_DISTANCES,
     NOTION_KINDS,
     OBJECTIVE_KINDS,
-    Outcome,
     case_from_seed,
-    run_case,
 )
+from mechdesign.testing.fuzz import CASE_TIME_LIMIT, FAILED, Outcome, run_case
 
 GRACE = 30.0
 """Seconds past the time limit before a busy worker is killed from outside."""

@@ -84,8 +84,6 @@ current design layer are listed in :data:`KNOWN_FAILING_SEEDS` and expected to f
 from __future__ import annotations
 
 import inspect
-import itertools
-import math
 import signal
 import threading
 import time
@@ -94,39 +92,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import cvxpy as cp
-import networkx as nx
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
 
-from .. import catalog
 from ..design import outcome
-from ..design.objectives import (
-    EstimationVariance,
-    ExpectedLoss,
-    MutualInformation,
-    WorstCaseLoss,
-)
 from ..design.problem import DesignProblem
 from ..design.result import Status
 from ..errors import InfeasibleDesignError, InvalidParameterError
 from ..evidential import EvidentialMechanism
-from ..mechanism import Mechanism
 from ..privacy import measures
 from ..privacy.notions import LDP, SLDP, WLDP, ApproxLDP, DeletionLDP, MetricDP
-from ..privacy.verify import verify_exact
+from .cases import REFERENCE_OBJECTIVES, Built, Case, build
+from .reference import effective_loss, exact_check, objective_value, reference_lp, unit_range
 
-NOTION_KINDS = ("ldp", "approx_ldp", "deletion_ldp", "deletion_ldp_delta", "metric_matrix",
-                "metric_graph", "metric_spanner", "sldp_mass", "sldp_pl", "sldp_bel", "wldp",
-                "wldp_walley")
-OBJECTIVE_KINDS = ("expected_loss", "worst_case_loss", "mutual_information", "estimation_A",
-                   "estimation_D", "estimation_E", "custom")
-EVIDENTIAL = ("sldp_mass", "sldp_pl", "sldp_bel", "wldp", "wldp_walley")
-INFORMATION = ("mutual_information", "estimation_A", "estimation_D", "estimation_E")
-LOSS_KINDS = ("moderate", "wide", "signed", "signed_wide", "scaled")
-MATRIX_DISTANCES = ("euclidean", "asymmetric", "triangle", "partial")
-REFERENCE_OBJECTIVES = ("expected_loss", "worst_case_loss")
 TOL = measures.EPSILON_TOL
 LABELS = "abc"
 
@@ -137,19 +114,6 @@ FAILED = ("error", "hang", "false_infeasible", "no_mechanism", "float_fail", "ex
 CASE_TIME_LIMIT = 60.0
 """Wall-clock seconds per case (benchmark default; the CI tests use :data:`CI_TIME_LIMIT`)."""
 
-REF_MARGINS = ((1e-9, 1e-7), (1e-6, 1e-5), (1e-4, 1e-3))
-"""Relative (epsilon, delta) margins of the reference LP, tried in turn until its cleaned
-matrix verifies exactly."""
-
-REF_MAX_LOG_RATIO = 20.0
-"""Ratio coefficients of the reference LP are capped at ``e^20`` (stronger constraints)."""
-
-REF_HIGH_LOG_RATIO = 30.0
-"""The cap of a second attempt when some coefficient exceeds ``e^20``."""
-
-REF_TIME_LIMIT = 20.0
-"""HiGHS time limit of one reference LP, seconds."""
-
 GAP_FLOOR = 1e-9
 """Smallest relative gap allowed to a design that claims a global optimum."""
 
@@ -158,28 +122,6 @@ DESIGN_GAP_FLOOR = outcome.GAP_FLOOR
 
 FLOAT_NOISE = 1e-13
 """Objective differences below this fraction of the objective of ``|L|`` are float noise."""
-
-
-@dataclass(frozen=True)
-class Case:
-    """One random design problem; every random array is drawn from ``seed``.
-
-    The defaults of the last five fields are the ranges of the first fuzz (a case built
-    with them draws the same arrays as before).
-    """
-
-    notion: str
-    objective: str
-    k: int
-    m: int  # outputs; for evidential notions, output labels (the messages are all subsets)
-    eps: float
-    delta: float
-    seed: int
-    eps_kind: str = "range"  # "range" or "near_max" (the catalog's largest epsilon)
-    loss: str = "moderate"  # one of LOSS_KINDS
-    loss_scale: float = 1.0  # common factor of a "scaled" loss
-    prior_zeros: int = 0  # prior entries set to exactly 0
-    distance: str = "euclidean"  # MATRIX_DISTANCES, or "graph" for metric_graph
 
 
 @dataclass
@@ -226,167 +168,6 @@ class Outcome:
         return self.category in FAILED
 
 
-# ------------------------------------------------------------------------------ generator
-def case_from_seed(seed: int) -> Case:
-    """A reproducible case over the ranges of the module docstring (notion and objective
-    uniform; k, m, epsilon, delta, loss kind, prior zeros and distance kind drawn in turn)."""
-    rng = np.random.default_rng([seed, 7])
-    notion = NOTION_KINDS[rng.integers(len(NOTION_KINDS))]
-    objective = OBJECTIVE_KINDS[rng.integers(len(OBJECTIVE_KINDS))]
-    k = int(rng.integers(2, 6))
-    m = int(rng.integers(2, 4)) if notion in EVIDENTIAL else int(rng.integers(2, 6))
-    if rng.random() < 0.1:
-        eps_kind = "near_max"
-        top = catalog.max_epsilon("randomized_response", k=k)
-        eps = top if rng.random() < 0.25 else top - float(10 ** rng.uniform(-6, 1))
-    else:
-        eps_kind = "range"
-        eps = float(10 ** rng.uniform(-3, math.log10(20)))
-    delta = 0.0 if rng.random() < 0.1 else float(10 ** rng.uniform(-12, math.log10(0.5)))
-    loss = LOSS_KINDS[rng.integers(len(LOSS_KINDS))]
-    scale = float(10 ** rng.uniform(-12, 12)) if loss == "scaled" else 1.0
-    zeros = int(rng.integers(1, k)) if rng.random() < 0.3 else 0
-    distance = MATRIX_DISTANCES[rng.integers(len(MATRIX_DISTANCES))]
-    if notion == "metric_graph":
-        distance = "graph"
-    uses_loss = objective not in INFORMATION
-    uses_prior = objective in ("expected_loss", *INFORMATION)
-    return Case(notion, objective, k, m, eps, delta, seed, eps_kind,
-                loss if uses_loss else "none", scale if uses_loss else 1.0,
-                zeros if uses_prior else 0,
-                distance if notion.startswith("metric") else "none")
-
-
-# ------------------------------------------------------------------------------ building
-def _prior(rng: np.random.Generator, k: int, zeros: int = 0) -> np.ndarray:
-    w = 10 ** rng.uniform(-6, 0, size=k)  # weights spanning 1e-6 to 1
-    if zeros:
-        w[rng.choice(k, size=zeros, replace=False)] = 0.0
-    return w / w.sum()
-
-
-def _loss(rng: np.random.Generator, k: int, n: int, kind: str = "moderate",
-          scale: float = 1.0) -> np.ndarray:
-    if kind == "moderate":
-        return 10 ** rng.uniform(-3, 3, size=(k, n))  # entries spanning 1e-3 to 1e3
-    if kind in ("wide", "signed_wide"):
-        L = 10 ** rng.uniform(-12, 12, size=(k, n))
-    elif kind == "signed":
-        L = 10 ** rng.uniform(-3, 3, size=(k, n))
-    else:  # "scaled": a 0/1 loss or a moderate one, times a common factor
-        if rng.random() < 0.5:
-            L = (np.arange(k)[:, None] != np.arange(n)[None, :]).astype(float)
-        else:
-            L = 10 ** rng.uniform(-3, 3, size=(k, n))
-        return L * scale
-    if kind.startswith("signed"):
-        L = L * rng.choice([-1.0, 1.0], size=(k, n))
-    return L
-
-
-def _points(rng: np.random.Generator, k: int, kind: str = "euclidean") -> np.ndarray:
-    P = rng.uniform(0, 3, size=(k, 2))
-    D = np.hypot(*(P[:, None, :] - P[None, :, :]).transpose(2, 0, 1))
-    if kind == "euclidean":
-        return D  # the first fuzz's metric (no extra draw)
-    off = ~np.eye(k, dtype=bool)
-    if kind == "asymmetric":  # each ordered pair moved by a factor in [1/3, 3]
-        D = D * 10 ** rng.uniform(-0.5, 0.5, size=(k, k))
-    elif kind == "triangle":  # independent symmetric entries: the triangle inequality breaks
-        R = 10 ** rng.uniform(-2, 1, size=(k, k))
-        D = np.triu(R, 1) + np.triu(R, 1).T
-    elif kind == "partial":  # some pairs unconstrained
-        cut = np.triu(rng.random((k, k)) < 0.4, 1)
-        D = np.where(cut | cut.T, np.inf, D * float(10 ** rng.uniform(-1, 1)))
-    D[~off] = 0.0
-    return D
-
-
-def _graph(rng: np.random.Generator, k: int, wide: bool = False) -> nx.Graph:
-    def weight() -> float:
-        return float(10 ** rng.uniform(-2, 1)) if wide else float(rng.uniform(0.5, 2.0))
-
-    G = nx.path_graph(k)
-    for u, v in G.edges:
-        G[u][v]["weight"] = weight()
-    for _ in range(k):
-        u, v = (int(i) for i in rng.choice(k, 2, replace=False))
-        G.add_edge(u, v, weight=weight())
-    return G
-
-
-@dataclass(frozen=True)
-class Built:
-    """A case as a problem: the problem, its notion, the objective's column count, and the
-    arrays the objective was built from (None when unused)."""
-
-    problem: DesignProblem
-    notion: Any
-    n: int
-    loss: np.ndarray | None
-    prior: np.ndarray | None
-
-
-def build(case: Case) -> Built:
-    """The design problem of ``case`` and what the checks need."""
-    rng = np.random.default_rng([case.seed, 11])
-    k, eps = case.k, case.eps
-    deletion_delta = case.delta if case.delta > 0 else 1e-3
-    notion = {
-        "ldp": lambda: LDP(eps),
-        "approx_ldp": lambda: ApproxLDP(eps, case.delta),
-        "deletion_ldp": lambda: DeletionLDP(eps),
-        "deletion_ldp_delta": lambda: DeletionLDP(eps, deletion_delta),
-        "metric_matrix": lambda: MetricDP(eps, _points(rng, k, case.distance)),
-        "metric_graph": lambda: MetricDP(eps, _graph(rng, k, case.distance == "graph")),
-        "metric_spanner": lambda: MetricDP(eps, _points(rng, k, case.distance), spanner=1.5),
-        "sldp_mass": lambda: SLDP(eps, "mass"),
-        "sldp_pl": lambda: SLDP(eps, "pl"),
-        "sldp_bel": lambda: SLDP(eps, "bel"),
-        "wldp": lambda: WLDP(eps),
-        "wldp_walley": lambda: WLDP(eps),
-    }[case.notion]()
-    evidential = case.notion in EVIDENTIAL
-    kw: dict = {}
-    if evidential:
-        kw["outputs"] = tuple(LABELS[:case.m])
-        n = 2 ** case.m - 1
-        if case.notion == "wldp_walley":
-            kw["semantics"] = "walley"
-            n = case.m  # Walley's reading: the objective's columns are the outputs
-    else:
-        n = case.m
-    kind = case.loss if case.loss != "none" else "moderate"
-    obj_kind = case.objective
-    loss = prior = None
-    if obj_kind == "expected_loss":
-        loss = _loss(rng, k, n, kind, case.loss_scale)
-        prior = _prior(rng, k, case.prior_zeros)
-        objective: Any = ExpectedLoss(loss, prior)
-    elif obj_kind == "worst_case_loss":
-        loss = _loss(rng, k, n, kind, case.loss_scale)
-        objective = WorstCaseLoss(loss)
-    elif obj_kind == "mutual_information":
-        prior = _prior(rng, k, case.prior_zeros)
-        objective = MutualInformation(prior)
-    elif obj_kind.startswith("estimation"):
-        prior = _prior(rng, k, case.prior_zeros)
-        objective = EstimationVariance(prior, criterion=obj_kind[-1])
-    else:  # a custom convex callable: a quadratic pull towards a target plus a linear loss
-        T = rng.dirichlet(np.ones(n), size=k)
-        L = _loss(rng, k, n, kind, case.loss_scale) * 1e-3
-
-        def objective(Q: cp.Expression) -> cp.Expression:
-            return cp.sum_squares(Q - T) + cp.sum(cp.multiply(L, Q))
-
-        kw["n_inputs"] = k
-        if not evidential:
-            kw["n_outputs"] = n
-    if not evidential and obj_kind in INFORMATION and rng.random() < 0.5:
-        kw["n_outputs"] = n  # a fixed alphabet (else the staircase optimum chooses it)
-    return Built(DesignProblem(privacy=notion, objective=objective, **kw), notion, n, loss,
-                 prior)
-
 
 def float_measure(notion: object, mech: object) -> float:
     """The notion's parameter of ``mech`` from the analysis layer, called directly."""
@@ -404,14 +185,6 @@ def float_measure(notion: object, mech: object) -> float:
         return measures.epsilon_sldp(mech, notion.kind)
     assert isinstance(notion, WLDP)
     return measures.epsilon_wldp(mech)
-
-
-def exact_check(mech: Any, notion: Any) -> Any:
-    """:func:`verify_exact` at the target with tolerance 0 (passed explicitly when the
-    verifier takes a ``tolerance``)."""
-    if "tolerance" in inspect.signature(verify_exact).parameters:
-        return verify_exact(mech, notion, tolerance=0.0)
-    return verify_exact(mech, notion)
 
 
 @dataclass(frozen=True)
@@ -444,275 +217,6 @@ def check_privacy(notion: Any, mech: Any) -> PrivacyCheck:
         category = "within_tol"
     return PrivacyCheck(category, excess, measured - notion.target, v.holds, float_ok,
                         v.message)
-
-
-# ------------------------------------------------------------------------------ reference
-def _shortest_paths(G: nx.Graph, k: int) -> np.ndarray:
-    """All-pairs shortest paths of a weighted graph on nodes 0..k-1 (Floyd-Warshall)."""
-    D = np.full((k, k), np.inf)
-    np.fill_diagonal(D, 0.0)
-    for u, v, w in G.edges(data="weight", default=1.0):
-        D[u, v] = D[v, u] = min(D[u, v], float(w))
-    for w in range(k):
-        D = np.minimum(D, D[:, w:w + 1] + D[w:w + 1, :])
-    return D
-
-
-def _masks(problem: DesignProblem) -> tuple[list[int], int]:
-    """Bit mask (over the output labels) of each message, and the number of labels."""
-    index = {y: i for i, y in enumerate(problem.outputs)}
-    return [sum(1 << index[y] for y in B) for B in problem.focal_sets], len(problem.outputs)
-
-
-class _LP:
-    """A sparse LP ``min c.x`` with ``A_ub x <= b_ub``, ``A_eq x = b_eq``; the first
-    ``k n`` variables are ``Q`` (row-major), all variables ``>= 0`` unless freed."""
-
-    def __init__(self, k: int, n: int, cap: float = 20.0) -> None:
-        self.k, self.n, self.nvar, self.cap = k, n, k * n, cap
-        self.ub: list[tuple[list[int], list[float], float]] = []
-        self.eq: list[tuple[list[int], list[float], float]] = []
-        self.free: list[int] = []
-        self.c: dict[int, float] = {}
-
-    def q(self, x: int, y: int) -> int:
-        return x * self.n + y
-
-    def new(self, count: int) -> int:
-        start = self.nvar
-        self.nvar += count
-        return start
-
-    def solve(self) -> Any:
-        def mat(rows: list) -> tuple[Any, np.ndarray] | tuple[None, None]:
-            if not rows:
-                return None, None
-            r = [i for i, (cols, _, _) in enumerate(rows) for _ in cols]
-            c = [j for cols, _, _ in rows for j in cols]
-            v = [a for _, vals, _ in rows for a in vals]
-            A = coo_matrix((v, (r, c)), shape=(len(rows), self.nvar)).tocsr()
-            return A, np.array([b for _, _, b in rows])
-
-        A_ub, b_ub = mat(self.ub)
-        A_eq, b_eq = mat(self.eq)
-        c = np.zeros(self.nvar)
-        for j, v in self.c.items():
-            c[j] += v
-        bounds = np.zeros((self.nvar, 2))
-        bounds[:, 1] = np.inf
-        bounds[self.free, 0] = -np.inf
-        return linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-                       method="highs", options={"time_limit": REF_TIME_LIMIT,
-                                                "primal_feasibility_tolerance": 1e-10,
-                                                "dual_feasibility_tolerance": 1e-10})
-
-
-def _coef(a: float, cap: float) -> float:
-    return math.exp(min(a, cap))
-
-
-def _pairwise(lp: _LP, rows_of: Any, count: int, log_ratio: Any) -> None:
-    """``A_j(x) <= e^{log_ratio(x, x')} A_j(x')`` for ordered pairs x != x' and j < count,
-    where ``rows_of(x, j)`` lists the Q entries summed in ``A_j(x)``; ``log_ratio`` None
-    skips the pair."""
-    for x, xp in itertools.permutations(range(lp.k), 2):
-        a = log_ratio(x, xp)
-        if a is None:
-            continue
-        c = _coef(a, lp.cap)
-        for j in range(count):
-            left, right = rows_of(x, j), rows_of(xp, j)
-            lp.ub.append((left + right, [1.0] * len(left) + [-c] * len(right), 0.0))
-
-
-def _privacy_rows(lp: _LP, case: Case, problem: DesignProblem, notion: Any, eps: float,
-                  delta: float) -> None:
-    k, n = lp.k, lp.n
-    kind = case.notion
-    column = lambda x, y: [lp.q(x, y)]  # noqa: E731
-    if kind in ("ldp", "sldp_mass") or (kind == "approx_ldp" and notion.delta == 0.0):
-        _pairwise(lp, column, n, lambda x, xp: eps)
-    elif kind == "approx_ldp":
-        c = _coef(eps, lp.cap)
-        for x, xp in itertools.permutations(range(k), 2):
-            s = lp.new(n)
-            for y in range(n):
-                lp.ub.append(([lp.q(x, y), lp.q(xp, y), s + y], [1.0, -c, -1.0], 0.0))
-            lp.ub.append((list(range(s, s + n)), [1.0] * n, delta))
-    elif kind.startswith("deletion"):
-        c = _coef(eps, lp.cap)
-        r = lp.new(n)
-        lp.eq.append((list(range(r, r + n)), [1.0] * n, 1.0))
-        if notion.delta == 0.0:
-            for x in range(k):
-                for y in range(n):
-                    lp.ub.append(([lp.q(x, y), r + y], [1.0, -c], 0.0))
-                    lp.ub.append(([r + y, lp.q(x, y)], [1.0, -c], 0.0))
-        else:
-            for x in range(k):
-                up, down = lp.new(n), lp.new(n)
-                for y in range(n):
-                    lp.ub.append(([lp.q(x, y), r + y, up + y], [1.0, -c, -1.0], 0.0))
-                    lp.ub.append(([r + y, lp.q(x, y), down + y], [1.0, -c, -1.0], 0.0))
-                lp.ub.append((list(range(up, up + n)), [1.0] * n, delta))
-                lp.ub.append((list(range(down, down + n)), [1.0] * n, delta))
-    elif kind.startswith("metric"):
-        dist = notion.distance
-        D = _shortest_paths(dist, k) if isinstance(dist, nx.Graph) else np.asarray(dist)
-
-        def log_ratio(x: int, xp: int) -> float | None:
-            return None if math.isinf(D[x, xp]) else eps * float(D[x, xp])
-
-        _pairwise(lp, column, n, log_ratio)
-    else:  # event notions over the messages
-        masks, m = _masks(problem)
-        events = range(1, 1 << m)
-        inside = [[j for j, b in enumerate(masks) if b & ~E == 0] for E in events]
-        meets = [[j for j, b in enumerate(masks) if b & E] for E in events]
-
-        def of(table: list) -> Any:
-            return lambda x, e: [lp.q(x, j) for j in table[e]]
-
-        if kind in ("sldp_pl", "sldp_bel"):
-            _pairwise(lp, of(meets if kind == "sldp_pl" else inside), len(inside),
-                      lambda x, xp: eps)
-        else:  # WLDP: max_x pl_x(E) <= e^eps min_x' bel_x'(E), x = x' included
-            c = _coef(eps, lp.cap)
-            for x, xp in itertools.product(range(k), repeat=2):
-                for e in range(len(inside)):
-                    left = [lp.q(x, j) for j in meets[e]]
-                    right = [lp.q(xp, j) for j in inside[e]]
-                    lp.ub.append((left + right, [1.0] * len(left) + [-c] * len(right), 0.0))
-
-
-def _effective_loss(case: Case, problem: DesignProblem, loss: np.ndarray) -> np.ndarray:
-    """The loss per column of the LP: Walley's reading charges a message its worst output."""
-    if case.notion != "wldp_walley":
-        return loss
-    masks, m = _masks(problem)
-    return np.stack([loss[:, [i for i in range(m) if b >> i & 1]].max(axis=1)
-                     for b in masks], axis=1)
-
-
-def _unit(L: np.ndarray) -> tuple[np.ndarray, float, float]:
-    """``((L - b) / a, a, b)`` with ``b = min L``, ``a = max L - min L`` (1 if 0): the loss
-    in unit range. Expected and worst-case losses of a row-stochastic matrix are then
-    ``a f' + b``."""
-    b = float(L.min())
-    a = float(L.max()) - b
-    a = a if a > 0 and math.isfinite(a) else 1.0
-    return (L - b) / a, a, b
-
-
-def objective_value(objective: str, L: np.ndarray, prior: np.ndarray | None,
-                    Q: np.ndarray) -> float:
-    """The expected or worst-case loss of ``Q`` in numpy."""
-    rows = (Q * L).sum(axis=1)
-    return float(prior @ rows) if objective == "expected_loss" else float(rows.max())
-
-
-@dataclass(frozen=True)
-class Reference:
-    """The reference LP's outcome (see :class:`Outcome` for ``status``)."""
-
-    status: str
-    value: float | None = None
-    matrix: np.ndarray | None = None
-    margin: float | None = None
-    detail: str = ""
-
-
-def _attempt(case: Case, built: Built, L: np.ndarray, eps_margin: float,
-             delta_margin: float, cap: float, cost_scale: float) -> Reference:
-    """One solve of the reference LP: margins, ratio cap and objective scale as given."""
-    problem, notion = built.problem, built.notion
-    k, n = L.shape
-    Ls, _, _ = _unit(L)
-    lp = _LP(k, n, cap)
-    for x in range(k):
-        lp.eq.append(([lp.q(x, y) for y in range(n)], [1.0] * n, 1.0))
-    delta = getattr(notion, "delta", 0.0) * (1 - delta_margin)
-    _privacy_rows(lp, case, problem, notion, notion.epsilon * (1 - eps_margin), delta)
-    if case.objective == "expected_loss":
-        for x in range(k):
-            for y in range(n):
-                lp.c[lp.q(x, y)] = cost_scale * float(built.prior[x] * Ls[x, y])
-    else:
-        z = lp.new(1)
-        lp.free.append(z)
-        lp.c[z] = cost_scale
-        for x in range(k):
-            lp.ub.append(([lp.q(x, y) for y in range(n)] + [z],
-                          [float(v) for v in Ls[x]] + [-1.0], 0.0))
-    res = lp.solve()
-    if res.status == 2:
-        return Reference("infeasible", detail=f"HiGHS: {res.message}")
-    if res.status != 0 or res.x is None:
-        return Reference("failed", detail=f"HiGHS status {res.status}: {res.message}")
-    Q = np.clip(res.x[:k * n].reshape(k, n), 0.0, None)
-    sums = Q.sum(axis=1, keepdims=True)
-    if not (sums > 0).all():
-        return Reference("failed", detail="a row of the LP solution is all zero")
-    Q = Q / sums
-    if case.notion in EVIDENTIAL:
-        mech: Any = EvidentialMechanism(Q, problem.focal_sets, problem.inputs,
-                                           problem.outputs)
-    else:
-        mech = Mechanism(Q, problem.inputs, problem.outputs if n == problem.n else None)
-    v = exact_check(mech, notion)
-    what = f"margin {eps_margin:g}, cap e^{cap:g}, cost x{cost_scale:.3g}"
-    if v.holds is not True:
-        return Reference("unverified", detail=f"{what}: {v.message[:200]}")
-    return Reference("verified", objective_value(case.objective, L, built.prior, Q), Q,
-                     eps_margin, f"HiGHS, {what}")
-
-
-def reference_lp(case: Case, built: Built) -> Reference:
-    """The naive pairwise LP of ``case`` (module docstring), solved by HiGHS, cleaned and
-    proved feasible by :func:`verify_exact`; ``"skipped"`` for objectives that are not
-    linear.
-
-    The first margin of :data:`REF_MARGINS` whose solution verifies is kept; at that margin
-    two more solves may improve it (the best verified one is returned): the ratio cap raised
-    to ``e^30`` when some coefficient exceeds ``e^20``, and, when the value is below 1e-3 in
-    unit range, the objective multiplied by the inverse of that value (HiGHS's absolute
-    tolerances otherwise hide differences below about 1e-10 of the loss range).
-    """
-    if case.objective not in REFERENCE_OBJECTIVES:
-        return Reference("skipped")
-    L = _effective_loss(case, built.problem, built.loss)
-    best = Reference("unverified")
-    for eps_margin, delta_margin in REF_MARGINS:
-        best = _attempt(case, built, L, eps_margin, delta_margin, REF_MAX_LOG_RATIO, 1.0)
-        if best.status != "unverified":
-            break
-    if best.status != "verified":
-        return best
-    _, a, b = _unit(L)
-    eps_margin, delta_margin = next(m for m in REF_MARGINS if m[0] == best.margin)
-    cap = REF_MAX_LOG_RATIO
-    if built.notion.epsilon * _largest_distance(built.notion) > REF_MAX_LOG_RATIO:
-        more = _attempt(case, built, L, eps_margin, delta_margin, REF_HIGH_LOG_RATIO, 1.0)
-        if more.status == "verified" and more.value < best.value:
-            best, cap = more, REF_HIGH_LOG_RATIO
-    unit_value = (best.value - b) / a
-    if unit_value < 1e-3:
-        scale = min(1e10, 1.0 / max(unit_value, 1e-15))
-        more = _attempt(case, built, L, eps_margin, delta_margin, cap, scale)
-        if more.status == "verified" and more.value < best.value:
-            best = more
-    return best
-
-
-def _largest_distance(notion: Any) -> float:
-    """The largest finite distance of a metric notion (1 for the others)."""
-    if not isinstance(notion, MetricDP):
-        return 1.0
-    dist = notion.distance
-    D = (_shortest_paths(dist, dist.number_of_nodes()) if isinstance(dist, nx.Graph)
-         else np.asarray(dist, dtype=float))
-    finite = D[np.isfinite(D)]
-    return float(finite.max()) if finite.size else 0.0
 
 
 def beaten(design: float, reference: float, gap: float | None, noise: float
@@ -848,7 +352,7 @@ def _compare_reference(case: Case, built: Built, res: Any, out: Outcome) -> None
     out.ref_detail = ref.detail
     if ref.status != "verified" or out.design_value is None:
         return
-    L = _effective_loss(case, built.problem, built.loss)
+    L = effective_loss(case, built.problem, built.loss)
     design_Q = _design_matrix(res.mechanism)
     own = objective_value(case.objective, L, built.prior, design_Q)
     noise = FLOAT_NOISE * max(objective_value(case.objective, np.abs(L), built.prior, Q)
@@ -856,7 +360,7 @@ def _compare_reference(case: Case, built: Built, res: Any, out: Outcome) -> None
     if abs(own - out.design_value) > 1e-9 * max(abs(own), abs(out.design_value)) + noise:
         out.notes = (*out.notes, f"fuzz: design value {out.design_value!r} but the returned "
                      f"matrix evaluates to {own!r}")
-    _, a, b = _unit(L)
+    _, a, b = unit_range(L)
     is_beaten, rel = beaten((out.design_value - b) / a, (ref.value - b) / a, out.gap,
                             noise / a)
     out.ref_rel = rel

@@ -28,7 +28,8 @@ from mechdesign.design.result import Status
 from mechdesign.errors import SolverFailedError
 from mechdesign.io.problems import euclidean_grid
 from mechdesign.privacy.verify import verify_exact
-from mechdesign.testing.fuzz import build, case_from_seed, run_case
+from mechdesign.testing.cases import build, case_from_seed
+from mechdesign.testing.fuzz import run_case
 
 GAP_TOL = 1e-6
 

@@ -15,24 +15,19 @@ from mechdesign import catalog
 from mechdesign.design import DesignProblem, ExpectedLoss
 from mechdesign.privacy import LDP, ApproxLDP, DeletionLDP, MetricDP
 from mechdesign.privacy.verify import verify_exact
-from mechdesign.testing.fuzz import (
+from mechdesign.testing.cases import (
     LOSS_KINDS,
     MATRIX_DISTANCES,
     NOTION_KINDS,
     OBJECTIVE_KINDS,
-    REF_MARGINS,
     TOL,
     Built,
     Case,
-    Outcome,
-    beaten,
     build,
     case_from_seed,
-    check_privacy,
-    float_measure,
-    reference_lp,
-    run_case,
 )
+from mechdesign.testing.fuzz import Outcome, beaten, check_privacy, float_measure, run_case
+from mechdesign.testing.reference import REF_MARGINS, reference_lp
 
 CI_TIME_LIMIT = 30.0
 

@@ -35,7 +35,8 @@ from mechdesign.errors import (
 )
 from mechdesign.privacy import LDP, SLDP, WLDP, ApproxLDP, DeletionLDP, MetricDP
 from mechdesign.privacy.verify import verify_exact
-from mechdesign.testing.fuzz import Case, run_case
+from mechdesign.testing.cases import Case
+from mechdesign.testing.fuzz import run_case
 
 TOL = md.privacy.EPSILON_TOL
 # two inputs: Q[0,0] >= 0.99 and Q[1,0] <= 0.1 give a ratio >= 9.9 > e^0.5

@@ -1,0 +1,312 @@
+"""The independent reference optimum of the fuzz harness: the naive pairwise LP of each
+notion, written from the definitions and solved with ``scipy.optimize.linprog`` (see the
+docstring of :mod:`mechdesign.testing.fuzz`, check 2). A witness, never a bound."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix
+
+from ..design.problem import DesignProblem
+from ..evidential import EvidentialMechanism
+from ..mechanism import Mechanism
+from ..privacy.notions import MetricDP
+from ..privacy.verify import verify_exact
+from .cases import EVIDENTIAL, REFERENCE_OBJECTIVES, Built, Case
+
+REF_MARGINS = ((1e-9, 1e-7), (1e-6, 1e-5), (1e-4, 1e-3))
+"""Relative (epsilon, delta) margins of the reference LP, tried in turn until its cleaned
+matrix verifies exactly."""
+
+REF_MAX_LOG_RATIO = 20.0
+"""Ratio coefficients of the reference LP are capped at ``e^20`` (stronger constraints)."""
+
+REF_HIGH_LOG_RATIO = 30.0
+"""The cap of a second attempt when some coefficient exceeds ``e^20``."""
+
+REF_TIME_LIMIT = 20.0
+"""HiGHS time limit of one reference LP, seconds."""
+
+
+
+# ------------------------------------------------------------------------------ reference
+def _shortest_paths(G: nx.Graph, k: int) -> np.ndarray:
+    """All-pairs shortest paths of a weighted graph on nodes 0..k-1 (Floyd-Warshall)."""
+    D = np.full((k, k), np.inf)
+    np.fill_diagonal(D, 0.0)
+    for u, v, w in G.edges(data="weight", default=1.0):
+        D[u, v] = D[v, u] = min(D[u, v], float(w))
+    for w in range(k):
+        D = np.minimum(D, D[:, w:w + 1] + D[w:w + 1, :])
+    return D
+
+
+def _masks(problem: DesignProblem) -> tuple[list[int], int]:
+    """Bit mask (over the output labels) of each message, and the number of labels."""
+    index = {y: i for i, y in enumerate(problem.outputs)}
+    return [sum(1 << index[y] for y in B) for B in problem.focal_sets], len(problem.outputs)
+
+
+class _LP:
+    """A sparse LP ``min c.x`` with ``A_ub x <= b_ub``, ``A_eq x = b_eq``; the first
+    ``k n`` variables are ``Q`` (row-major), all variables ``>= 0`` unless freed."""
+
+    def __init__(self, k: int, n: int, cap: float = 20.0) -> None:
+        self.k, self.n, self.nvar, self.cap = k, n, k * n, cap
+        self.ub: list[tuple[list[int], list[float], float]] = []
+        self.eq: list[tuple[list[int], list[float], float]] = []
+        self.free: list[int] = []
+        self.c: dict[int, float] = {}
+
+    def q(self, x: int, y: int) -> int:
+        return x * self.n + y
+
+    def new(self, count: int) -> int:
+        start = self.nvar
+        self.nvar += count
+        return start
+
+    def solve(self) -> Any:
+        def mat(rows: list) -> tuple[Any, np.ndarray] | tuple[None, None]:
+            if not rows:
+                return None, None
+            r = [i for i, (cols, _, _) in enumerate(rows) for _ in cols]
+            c = [j for cols, _, _ in rows for j in cols]
+            v = [a for _, vals, _ in rows for a in vals]
+            A = coo_matrix((v, (r, c)), shape=(len(rows), self.nvar)).tocsr()
+            return A, np.array([b for _, _, b in rows])
+
+        A_ub, b_ub = mat(self.ub)
+        A_eq, b_eq = mat(self.eq)
+        c = np.zeros(self.nvar)
+        for j, v in self.c.items():
+            c[j] += v
+        bounds = np.zeros((self.nvar, 2))
+        bounds[:, 1] = np.inf
+        bounds[self.free, 0] = -np.inf
+        return linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
+                       method="highs", options={"time_limit": REF_TIME_LIMIT,
+                                                "primal_feasibility_tolerance": 1e-10,
+                                                "dual_feasibility_tolerance": 1e-10})
+
+
+def _coef(a: float, cap: float) -> float:
+    return math.exp(min(a, cap))
+
+
+def _pairwise(lp: _LP, rows_of: Any, count: int, log_ratio: Any) -> None:
+    """``A_j(x) <= e^{log_ratio(x, x')} A_j(x')`` for ordered pairs x != x' and j < count,
+    where ``rows_of(x, j)`` lists the Q entries summed in ``A_j(x)``; ``log_ratio`` None
+    skips the pair."""
+    for x, xp in itertools.permutations(range(lp.k), 2):
+        a = log_ratio(x, xp)
+        if a is None:
+            continue
+        c = _coef(a, lp.cap)
+        for j in range(count):
+            left, right = rows_of(x, j), rows_of(xp, j)
+            lp.ub.append((left + right, [1.0] * len(left) + [-c] * len(right), 0.0))
+
+
+def _privacy_rows(lp: _LP, case: Case, problem: DesignProblem, notion: Any, eps: float,
+                  delta: float) -> None:
+    k, n = lp.k, lp.n
+    kind = case.notion
+    column = lambda x, y: [lp.q(x, y)]  # noqa: E731
+    if kind in ("ldp", "sldp_mass") or (kind == "approx_ldp" and notion.delta == 0.0):
+        _pairwise(lp, column, n, lambda x, xp: eps)
+    elif kind == "approx_ldp":
+        c = _coef(eps, lp.cap)
+        for x, xp in itertools.permutations(range(k), 2):
+            s = lp.new(n)
+            for y in range(n):
+                lp.ub.append(([lp.q(x, y), lp.q(xp, y), s + y], [1.0, -c, -1.0], 0.0))
+            lp.ub.append((list(range(s, s + n)), [1.0] * n, delta))
+    elif kind.startswith("deletion"):
+        c = _coef(eps, lp.cap)
+        r = lp.new(n)
+        lp.eq.append((list(range(r, r + n)), [1.0] * n, 1.0))
+        if notion.delta == 0.0:
+            for x in range(k):
+                for y in range(n):
+                    lp.ub.append(([lp.q(x, y), r + y], [1.0, -c], 0.0))
+                    lp.ub.append(([r + y, lp.q(x, y)], [1.0, -c], 0.0))
+        else:
+            for x in range(k):
+                up, down = lp.new(n), lp.new(n)
+                for y in range(n):
+                    lp.ub.append(([lp.q(x, y), r + y, up + y], [1.0, -c, -1.0], 0.0))
+                    lp.ub.append(([r + y, lp.q(x, y), down + y], [1.0, -c, -1.0], 0.0))
+                lp.ub.append((list(range(up, up + n)), [1.0] * n, delta))
+                lp.ub.append((list(range(down, down + n)), [1.0] * n, delta))
+    elif kind.startswith("metric"):
+        dist = notion.distance
+        D = _shortest_paths(dist, k) if isinstance(dist, nx.Graph) else np.asarray(dist)
+
+        def log_ratio(x: int, xp: int) -> float | None:
+            return None if math.isinf(D[x, xp]) else eps * float(D[x, xp])
+
+        _pairwise(lp, column, n, log_ratio)
+    else:  # event notions over the messages
+        masks, m = _masks(problem)
+        events = range(1, 1 << m)
+        inside = [[j for j, b in enumerate(masks) if b & ~E == 0] for E in events]
+        meets = [[j for j, b in enumerate(masks) if b & E] for E in events]
+
+        def of(table: list) -> Any:
+            return lambda x, e: [lp.q(x, j) for j in table[e]]
+
+        if kind in ("sldp_pl", "sldp_bel"):
+            _pairwise(lp, of(meets if kind == "sldp_pl" else inside), len(inside),
+                      lambda x, xp: eps)
+        else:  # WLDP: max_x pl_x(E) <= e^eps min_x' bel_x'(E), x = x' included
+            c = _coef(eps, lp.cap)
+            for x, xp in itertools.product(range(k), repeat=2):
+                for e in range(len(inside)):
+                    left = [lp.q(x, j) for j in meets[e]]
+                    right = [lp.q(xp, j) for j in inside[e]]
+                    lp.ub.append((left + right, [1.0] * len(left) + [-c] * len(right), 0.0))
+
+
+def effective_loss(case: Case, problem: DesignProblem, loss: np.ndarray) -> np.ndarray:
+    """The loss per column of the LP: Walley's reading charges a message its worst output."""
+    if case.notion != "wldp_walley":
+        return loss
+    masks, m = _masks(problem)
+    return np.stack([loss[:, [i for i in range(m) if b >> i & 1]].max(axis=1)
+                     for b in masks], axis=1)
+
+
+def unit_range(L: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """``((L - b) / a, a, b)`` with ``b = min L``, ``a = max L - min L`` (1 if 0): the loss
+    in unit range. Expected and worst-case losses of a row-stochastic matrix are then
+    ``a f' + b``."""
+    b = float(L.min())
+    a = float(L.max()) - b
+    a = a if a > 0 and math.isfinite(a) else 1.0
+    return (L - b) / a, a, b
+
+
+def objective_value(objective: str, L: np.ndarray, prior: np.ndarray | None,
+                    Q: np.ndarray) -> float:
+    """The expected or worst-case loss of ``Q`` in numpy."""
+    rows = (Q * L).sum(axis=1)
+    return float(prior @ rows) if objective == "expected_loss" else float(rows.max())
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The reference LP's outcome (see :class:`Outcome` for ``status``)."""
+
+    status: str
+    value: float | None = None
+    matrix: np.ndarray | None = None
+    margin: float | None = None
+    detail: str = ""
+
+
+def _attempt(case: Case, built: Built, L: np.ndarray, eps_margin: float,
+             delta_margin: float, cap: float, cost_scale: float) -> Reference:
+    """One solve of the reference LP: margins, ratio cap and objective scale as given."""
+    problem, notion = built.problem, built.notion
+    k, n = L.shape
+    Ls, _, _ = unit_range(L)
+    lp = _LP(k, n, cap)
+    for x in range(k):
+        lp.eq.append(([lp.q(x, y) for y in range(n)], [1.0] * n, 1.0))
+    delta = getattr(notion, "delta", 0.0) * (1 - delta_margin)
+    _privacy_rows(lp, case, problem, notion, notion.epsilon * (1 - eps_margin), delta)
+    if case.objective == "expected_loss":
+        for x in range(k):
+            for y in range(n):
+                lp.c[lp.q(x, y)] = cost_scale * float(built.prior[x] * Ls[x, y])
+    else:
+        z = lp.new(1)
+        lp.free.append(z)
+        lp.c[z] = cost_scale
+        for x in range(k):
+            lp.ub.append(([lp.q(x, y) for y in range(n)] + [z],
+                          [float(v) for v in Ls[x]] + [-1.0], 0.0))
+    res = lp.solve()
+    if res.status == 2:
+        return Reference("infeasible", detail=f"HiGHS: {res.message}")
+    if res.status != 0 or res.x is None:
+        return Reference("failed", detail=f"HiGHS status {res.status}: {res.message}")
+    Q = np.clip(res.x[:k * n].reshape(k, n), 0.0, None)
+    sums = Q.sum(axis=1, keepdims=True)
+    if not (sums > 0).all():
+        return Reference("failed", detail="a row of the LP solution is all zero")
+    Q = Q / sums
+    if case.notion in EVIDENTIAL:
+        mech: Any = EvidentialMechanism(Q, problem.focal_sets, problem.inputs,
+                                           problem.outputs)
+    else:
+        mech = Mechanism(Q, problem.inputs, problem.outputs if n == problem.n else None)
+    v = exact_check(mech, notion)
+    what = f"margin {eps_margin:g}, cap e^{cap:g}, cost x{cost_scale:.3g}"
+    if v.holds is not True:
+        return Reference("unverified", detail=f"{what}: {v.message[:200]}")
+    return Reference("verified", objective_value(case.objective, L, built.prior, Q), Q,
+                     eps_margin, f"HiGHS, {what}")
+
+
+def reference_lp(case: Case, built: Built) -> Reference:
+    """The naive pairwise LP of ``case`` (module docstring), solved by HiGHS, cleaned and
+    proved feasible by :func:`verify_exact`; ``"skipped"`` for objectives that are not
+    linear.
+
+    The first margin of :data:`REF_MARGINS` whose solution verifies is kept; at that margin
+    two more solves may improve it (the best verified one is returned): the ratio cap raised
+    to ``e^30`` when some coefficient exceeds ``e^20``, and, when the value is below 1e-3 in
+    unit range, the objective multiplied by the inverse of that value (HiGHS's absolute
+    tolerances otherwise hide differences below about 1e-10 of the loss range).
+    """
+    if case.objective not in REFERENCE_OBJECTIVES:
+        return Reference("skipped")
+    L = effective_loss(case, built.problem, built.loss)
+    best = Reference("unverified")
+    for eps_margin, delta_margin in REF_MARGINS:
+        best = _attempt(case, built, L, eps_margin, delta_margin, REF_MAX_LOG_RATIO, 1.0)
+        if best.status != "unverified":
+            break
+    if best.status != "verified":
+        return best
+    _, a, b = unit_range(L)
+    eps_margin, delta_margin = next(m for m in REF_MARGINS if m[0] == best.margin)
+    cap = REF_MAX_LOG_RATIO
+    if built.notion.epsilon * _largest_distance(built.notion) > REF_MAX_LOG_RATIO:
+        more = _attempt(case, built, L, eps_margin, delta_margin, REF_HIGH_LOG_RATIO, 1.0)
+        if more.status == "verified" and more.value < best.value:
+            best, cap = more, REF_HIGH_LOG_RATIO
+    unit_value = (best.value - b) / a
+    if unit_value < 1e-3:
+        scale = min(1e10, 1.0 / max(unit_value, 1e-15))
+        more = _attempt(case, built, L, eps_margin, delta_margin, cap, scale)
+        if more.status == "verified" and more.value < best.value:
+            best = more
+    return best
+
+
+def _largest_distance(notion: Any) -> float:
+    """The largest finite distance of a metric notion (1 for the others)."""
+    if not isinstance(notion, MetricDP):
+        return 1.0
+    dist = notion.distance
+    D = (_shortest_paths(dist, dist.number_of_nodes()) if isinstance(dist, nx.Graph)
+         else np.asarray(dist, dtype=float))
+    finite = D[np.isfinite(D)]
+    return float(finite.max()) if finite.size else 0.0
+
+
+def exact_check(mech: Any, notion: Any) -> Any:
+    """:func:`~mechdesign.privacy.verify.verify_exact` at the target with tolerance 0."""
+    return verify_exact(mech, notion, tolerance=0.0)
+
+
