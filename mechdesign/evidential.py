@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _subsets
+from ._subsets import check_event_size, mask_of, plausibility, scatter, zeta_subsets
 from ._validation import check_labels, check_stochastic, frozen, is_hashable
 from .errors import InvalidMechanismError
 from .mechanism import Mechanism
@@ -95,7 +95,7 @@ class EvidentialMechanism:
             if extra:
                 raise InvalidMechanismError(
                     f"focal set {set(B)!r} has labels {extra!r} outside the outputs {outs!r}")
-        masks = [_subsets.mask_of(index[y] for y in B) for B in fsets]
+        masks = [mask_of(index[y] for y in B) for B in fsets]
         if len(outs) <= MAX_INT64_MASK_OUTPUTS:
             mask_array = frozen(np.array(masks, dtype=np.int64))
         else:  # Python ints: any number of outputs (object arrays cannot live in bytes)
@@ -175,7 +175,7 @@ class EvidentialMechanism:
         if missing:
             raise InvalidMechanismError(
                 f"event labels {missing!r} are not outputs {self.outputs!r}")
-        return _subsets.mask_of(self._index[y] for y in labels)
+        return mask_of(self._index[y] for y in labels)
 
     def bel(self, event: Iterable) -> np.ndarray:
         """``bel_x(E) = sum_{B subset of E} m_x(B)`` for every input x (Li et al. 2022, s.1)."""
@@ -189,19 +189,19 @@ class EvidentialMechanism:
 
     def mass_by_event(self) -> np.ndarray:
         """Masses scattered over all ``2^m`` events (column E is the bitmask of an event)."""
-        _subsets.check_event_size(self.n_outputs)
-        return _subsets.scatter(self.masses, self.focal_masks, self.n_outputs)
+        check_event_size(self.n_outputs)
+        return scatter(self.masses, self.focal_masks, self.n_outputs)
 
     def bel_matrix(self) -> np.ndarray:
         """``(k, 2^m)`` beliefs of every event; column E is the bitmask over :attr:`outputs`.
 
         Fast zeta transform; raises :class:`~mechdesign.errors.SizeLimitError` above 16 outputs.
         """
-        return _subsets.zeta_subsets(self.mass_by_event(), self.n_outputs)
+        return zeta_subsets(self.mass_by_event(), self.n_outputs)
 
     def pl_matrix(self) -> np.ndarray:
         """``(k, 2^m)`` plausibilities of every event, summed without subtraction."""
-        return _subsets.plausibility(self.mass_by_event(), self.n_outputs)
+        return plausibility(self.mass_by_event(), self.n_outputs)
 
     def event(self, mask: int) -> frozenset:
         """The event (set of output labels) of a column index of the bel/pl matrices."""
