@@ -51,9 +51,11 @@ _EPSILON_SETTING = re.compile(r"epsilon\s*=\s*[-+0-9.eE]+|epsilon\s*=\s*inf")
 
 
 def family_label(key: str) -> str:
-    """The legend label of a comparison family (its :data:`FAMILY_LABELS` entry, else
-    ``key`` with underscores read as spaces)."""
-    return FAMILY_LABELS.get(key, key.replace("_", " "))
+    """The legend label of a comparison family: its :data:`FAMILY_LABELS` entry, else an
+    identifier key with underscores read as spaces, else ``key`` as given."""
+    if key in FAMILY_LABELS:
+        return FAMILY_LABELS[key]
+    return key.replace("_", " ") if key.isidentifier() else key
 
 
 def swept_notion(text: str) -> str:

@@ -51,7 +51,7 @@ def plot_tradeoff(curves: TradeoffCurve | Mapping[str, TradeoffCurve] | Sequence
     elif isinstance(curves, Mapping):
         items = list(curves.items())
     else:
-        items = [(c.label or f"curve {i}", c) for i, c in enumerate(curves)]
+        items = [(getattr(c, "label", "") or f"curve {i}", c) for i, c in enumerate(curves)]
     if not items or not all(isinstance(c, TradeoffCurve) for _, c in items):
         raise InvalidParameterError("plot_tradeoff needs one or more TradeoffCurve objects")
     fig = Figure(figsize=(5.2, 5.0), layout="constrained")

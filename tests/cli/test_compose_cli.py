@@ -8,11 +8,12 @@ import math
 import pytest
 
 import mechdesign as md
-from mechdesign.accounting.amplification import shuffle_epsilon, subsampled
-from mechdesign.accounting.composition import (
+from mechdesign.accounting import (
     delta_composed,
     epsilon_composed,
     optimal_composition_epsilon,
+    shuffle_epsilon,
+    subsampled,
 )
 from mechdesign.cli.main import main
 

@@ -103,8 +103,7 @@ def test_thousand_fold_rr_epsilon_and_reference_are_exact(capsys):
     # f_{eps, 1e-6} at the exact epsilon of the composition at delta = 1e-6, which the curve
     # must dominate (Dong, Roth & Su 2022, Prop. 2.5)
     from mechdesign import randomized_response
-    from mechdesign.accounting import epsilon_composed
-    from mechdesign.accounting.tradeoff import tradeoff_dp
+    from mechdesign.accounting import epsilon_composed, tradeoff_dp
 
     rc, out, _ = run(capsys, "tradeoff", "randomized_response", "k=2", "epsilon=0.05",
                      "--k", "1000", "--json")
