@@ -1,7 +1,7 @@
 """``mechdesign solve FILE``: solve a design problem file and print the certified optimum.
 
 The file format is documented in :mod:`mechdesign.io.problems`. The command prints the result,
-the certificate (the privacy measured on the returned matrix by the analysis layer) and the
+the certificate (the privacy measured on the returned matrix by mechdesign.privacy) and the
 mechanism as tables; ``--json`` prints one JSON object whose ``mechanism`` key is read back
 by ``mechdesign check``; ``--out FILE.csv|FILE.json`` writes the matrix and a heatmap PNG next
 to it (same stem, ``.png``).
