@@ -1,0 +1,207 @@
+r"""Closed-form composition bounds: basic, advanced (Dwork-Rothblum-Vadhan), optimal
+homogeneous (Kairouz-Oh-Viswanath, at every epsilon) and optimal heterogeneous
+(Murtagh-Vadhan) composition, and the privacy-loss atoms of k-fold randomized response that
+attain the optimal ones (``docs/accounting.md`` s.2).
+
+These hold for EVERY mechanism with the given per-use guarantees; the exact privacy of a given
+finite mechanism is :func:`~mechdesign.accounting.composition.delta_composed`, never above them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import gammaln
+
+from .._validation import check_delta, check_epsilon, check_int, check_probability
+from ..errors import InvalidParameterError, SizeLimitError
+from .pld import LossAtoms
+
+MAX_SUBSETS_K = 20
+"""Murtagh-Vadhan by enumeration of the 2^k subsets: k <= 20."""
+
+
+@dataclass(frozen=True)
+class CompositionBound:
+    """An (epsilon, delta) guarantee from a composition theorem."""
+
+    epsilon: float
+    delta: float
+    theorem: str
+
+
+def _as_float_list(values: Any, name: str, check: Any) -> list[float]:
+    if isinstance(values, int | float | np.floating | np.integer):
+        values = [values]
+    try:
+        seq = list(values)
+    except TypeError:
+        raise InvalidParameterError(f"{name} must be a number or a sequence, got {values!r}"
+                                    ) from None
+    if not seq:
+        raise InvalidParameterError(f"{name} must not be empty")
+    return [check(v, f"{name}[{i}]") for i, v in enumerate(seq)]
+
+
+def basic_composition(epsilons: Any, deltas: Any = None) -> CompositionBound:
+    r"""Basic composition: ``(sum eps_i, sum delta_i)`` (Dwork et al. 2006)."""
+    eps = _as_float_list(epsilons, "epsilons", lambda v, n: check_epsilon(v, n, allow_inf=True))
+    dl = [0.0] * len(eps) if deltas is None else _as_float_list(deltas, "deltas", check_delta)
+    if len(dl) != len(eps):
+        raise InvalidParameterError(
+            f"epsilons and deltas have different lengths ({len(eps)} and {len(dl)})")
+    return CompositionBound(float(sum(eps)), float(min(1.0, sum(dl))), "basic")
+
+
+def advanced_composition(epsilon: float, delta: float, k: int,
+                         delta_prime: float) -> CompositionBound:
+    r"""Advanced composition (Dwork, Rothblum, Vadhan 2010): k-fold (eps, delta)-DP is
+    (eps', k delta + delta')-DP with
+
+    .. math:: \varepsilon' = \sqrt{2k\ln(1/\delta')}\,\varepsilon + k\varepsilon(e^\varepsilon - 1).
+
+    Not capped by ``k eps``: compare with :func:`basic_composition`.
+    """
+    eps = check_epsilon(epsilon)
+    d = check_delta(delta)
+    k = check_int(k, "k", 1)
+    dp = check_probability(delta_prime, "delta_prime")
+    if dp == 0:
+        raise InvalidParameterError("delta_prime must be > 0, got 0.0")
+    val = math.sqrt(2 * k * -math.log(dp)) * eps + k * eps * math.expm1(eps)
+    return CompositionBound(val, min(1.0, k * d + dp), "advanced (Dwork-Rothblum-Vadhan)")
+
+
+def advanced_composition_delta(epsilon: float, k: int, epsilon_total: float) -> float:
+    r"""The delta' at which :func:`advanced_composition` of k pure ``epsilon``-LDP uses
+    reaches ``epsilon_total`` (its inverse, Dwork, Rothblum, Vadhan 2010), capped by basic
+    composition:
+
+    .. math:: \delta' = \exp\Big(-\frac{(\varepsilon_{tot} - k\varepsilon(e^\varepsilon - 1))^2}
+              {2k\varepsilon^2}\Big) \quad\text{when } \varepsilon_{tot} > k\varepsilon
+              (e^\varepsilon - 1),
+
+    1 (no guarantee) when ``epsilon_total`` is at most the drift term ``k eps (e^eps - 1)``,
+    and 0 when ``epsilon_total >= k eps`` (basic composition).
+    """
+    eps = check_epsilon(epsilon)
+    k = check_int(k, "k", 1)
+    total = check_epsilon(epsilon_total, "epsilon_total", allow_inf=True)
+    if total >= k * eps:
+        return 0.0
+    drift = k * eps * math.expm1(eps)
+    if total <= drift:
+        return 1.0
+    return min(1.0, math.exp(-((total - drift) / eps) ** 2 / (2 * k)))
+
+
+def randomized_response_atoms(epsilon: float, k: int = 1, delta: float = 0.0) -> LossAtoms:
+    r"""The privacy-loss atoms of k uses of binary randomized response RR(eps), leaky with
+    probability ``delta`` (it then reveals the input: an infinite loss), in closed form
+    (Kairouz, Oh & Viswanath 2015): with ``l`` the number of uses that point to the other
+    input, the loss is ``(k - 2l) eps`` with
+
+    .. math:: \ln P(L = (k - 2l)\varepsilon) = k\ln(1 - \delta) + \ln\binom{k}{l}
+              + (k - l)\varepsilon - k \ln(1 + e^\varepsilon).
+
+    Every k-fold composition of (eps, delta)-DP mechanisms is a post-processing of this pair,
+    so its profile is :func:`optimal_composition_delta`.
+    """
+    eps = check_epsilon(epsilon)
+    k = check_int(k, "k", 1)
+    d = check_delta(delta)
+    ell = np.arange(k + 1)
+    L = (k - 2 * ell) * eps
+    log1pe = float(np.logaddexp(0.0, eps))
+    logm = gammaln(k + 1) - gammaln(ell + 1) - gammaln(k - ell + 1) + (k - ell) * eps \
+        - k * log1pe
+    log_keep = k * math.log1p(-d) if d < 1 else -math.inf
+    return LossAtoms.from_losses(L[::-1].astype(float), logm[::-1] + log_keep, log_keep,
+                                 scale=k * eps)
+
+
+def optimal_composition_delta(epsilon: float, k: int, epsilon_total: float,
+                              delta: float = 0.0) -> float:
+    r"""Optimal homogeneous composition (Kairouz, Oh, Viswanath 2015, Thm 3.3), at every
+    ``eps'`` (not only on the grid ``(k - 2i) eps``):
+
+    .. math:: \delta(\varepsilon') = 1 - (1-\delta)^k \Big[1 - \frac{\sum_{l=0}^{k}\binom{k}{l}
+              \max(0, e^{(k-l)\varepsilon} - e^{\varepsilon'} e^{l\varepsilon})}
+              {(1 + e^{\varepsilon})^k}\Big]
+
+    evaluated in log space (``(1 + e^eps)^k`` overflows at k = 1000, eps = 1). The smallest
+    delta such that EVERY k-fold composition of (eps, delta)-DP mechanisms is
+    (eps', delta)-DP; attained by binary randomized response.
+    """
+    eps = check_epsilon(epsilon)
+    k = check_int(k, "k", 1)
+    et = check_epsilon(epsilon_total, "epsilon_total", allow_inf=True)
+    d = check_delta(delta)
+    return min(1.0, float(randomized_response_atoms(eps, k, d).delta(et)))
+
+
+def optimal_composition_epsilon(epsilon: float, k: int, delta_total: float,
+                                delta: float = 0.0) -> float:
+    """Smallest eps' with :func:`optimal_composition_delta` ``<= delta_total`` (exact step
+    function inversion; ``inf`` when ``1 - (1 - delta)^k > delta_total``)."""
+    eps = check_epsilon(epsilon)
+    k = check_int(k, "k", 1)
+    dt = check_delta(delta_total, "delta_total")
+    d = check_delta(delta)
+    return randomized_response_atoms(eps, k, d).epsilon(dt)
+
+
+def _check_heterogeneous(epsilons: Any, deltas: Any) -> tuple[list[float], list[float]]:
+    eps = _as_float_list(epsilons, "epsilons", check_epsilon)
+    if len(eps) > MAX_SUBSETS_K:
+        raise SizeLimitError(
+            f"Murtagh-Vadhan enumerates 2^k subsets; k = {len(eps)} exceeds {MAX_SUBSETS_K}. "
+            "The same value is the exact composition of binary randomized responses: "
+            "delta_composed([randomized_response(2, e) for e in epsilons], eps_total) "
+            "(then account for the deltas: 1 - prod(1 - delta_i) + prod(1 - delta_i) * that)")
+    dl = [0.0] * len(eps) if deltas is None else _as_float_list(deltas, "deltas", check_delta)
+    if len(dl) != len(eps):
+        raise InvalidParameterError(
+            f"epsilons and deltas have different lengths ({len(eps)} and {len(dl)})")
+    return eps, dl
+
+
+def _heterogeneous_atoms(eps: list[float], deltas: list[float]) -> LossAtoms:
+    """Atoms of the composition of leaky binary RR(eps_i, delta_i): the outcome "exactly the
+    uses in S point to the true input" has loss ``2 sum_S eps_i - sum eps_i`` and mass
+    ``prod(1 - delta_i) e^{sum_S eps_i} / prod(1 + e^{eps_i})`` (2^k subsets)."""
+    log_keep = float(sum(math.log1p(-d) if d < 1 else -math.inf for d in deltas))
+    s = np.zeros(1)
+    for e in eps:
+        s = np.concatenate((s, s + e))
+    total = float(sum(eps))
+    log_norm = float(sum(np.logaddexp(0.0, e) for e in eps))
+    return LossAtoms.from_losses(2 * s - total, s - log_norm + log_keep, log_keep,
+                                 scale=max(total, 1.0))
+
+
+def optimal_heterogeneous_delta(epsilons: Any, epsilon_total: float,
+                                deltas: Any = None) -> float:
+    r"""Optimal heterogeneous composition (Murtagh & Vadhan 2018, Thm 1.5), by enumeration:
+
+    .. math:: \delta(\varepsilon_g) = 1 - \prod(1-\delta_i) + \prod(1-\delta_i)
+              \sum_{S \subseteq [k]} \frac{\max(0, e^{\sum_{S}\varepsilon_i}
+              - e^{\varepsilon_g} e^{\sum_{i \notin S}\varepsilon_i})}{\prod(1 + e^{\varepsilon_i})}
+
+    (#P-hard in general; ``k <= 20`` here. It equals the exact composition of binary
+    randomized responses RR(eps_i), which :func:`delta_composed` computes for any k.)
+    """
+    eps, dl = _check_heterogeneous(epsilons, deltas)
+    eg = check_epsilon(epsilon_total, "epsilon_total", allow_inf=True)
+    return min(1.0, float(_heterogeneous_atoms(eps, dl).delta(eg)))
+
+
+def optimal_heterogeneous_epsilon(epsilons: Any, delta_total: float,
+                                  deltas: Any = None) -> float:
+    """Smallest eps_g with :func:`optimal_heterogeneous_delta` ``<= delta_total``."""
+    eps, dl = _check_heterogeneous(epsilons, deltas)
+    dt = check_delta(delta_total, "delta_total")
+    return _heterogeneous_atoms(eps, dl).epsilon(dt)

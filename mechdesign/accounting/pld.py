@@ -1,0 +1,696 @@
+r"""The privacy-loss distribution of a pair of finite distributions: exact atoms in log space,
+composition, and the grid bracket.
+
+For distributions ``P, P'`` on a finite set the privacy loss of an output ``y`` is
+``L(y) = ln P[y] - ln P'[y]``. Outputs of equal loss form one *atom*, which carries both of
+its masses ``P(L = l)`` and ``P'(L = l)`` (as logarithms, so masses like 1e-300 keep their
+relative precision); ``P[y] > 0 = P'[y]`` is the atom ``+inf`` (mass under P only) and
+``P[y] = 0 < P'[y]`` the atom ``-inf`` (mass under P' only). Two quantities are read from
+the atoms:
+
+* the hockey-stick divergence (privacy profile), ``docs/accounting.md`` s.1-s.2:
+
+  .. math:: \delta(\varepsilon) = H_{e^\varepsilon}(P \| P')
+            = P(L = \infty) + \sum_{l > \varepsilon} P(L = l)\,(1 - e^{\varepsilon - l});
+
+* the trade-off function ``T(P, P')``: by Neyman-Pearson the tests reject the atoms in
+  increasing order of the loss, and the curve joins the points (P-mass rejected, P'-mass
+  kept) (Dong, Roth & Su 2022, s.2; ``docs/accounting.md`` s.5).
+
+Independent uses add their losses, so the distribution of a product pair
+``(P_1 x P_2, P'_1 x P'_2)`` is the convolution of the two (:meth:`LossAtoms.compose`) and the
+k-fold product a convolution power (:meth:`LossAtoms.self_compose`: repeated squaring, or the
+multinomial sum over count vectors). Composed losses closer than :data:`MERGE_RTOL` (relative)
+are merged into one atom placed at the largest of them, so merging only rounds losses up; the
+displacement is tracked (``shift``) and an exact result is a bracket of that width. A
+composed distribution has at most :data:`MAX_ATOMS` atoms and one step forms at most
+:data:`MAX_PAIRS` terms (:class:`~mechdesign.errors.SizeLimitError` naming both numbers).
+Past that, :func:`grid_bracket` rounds the losses to a grid, up (pessimistic) and down
+(optimistic), and convolves with rigorous floating-point error bounds; :class:`LossBracket`
+holds either result.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import gammaln
+
+from .._algebra import power_by_squaring
+from .._validation import check_delta, check_int
+from ..errors import InvalidMechanismError, InvalidParameterError, SizeLimitError
+
+MERGE_RTOL = 1e-12
+"""Composed losses closer than ``MERGE_RTOL * max(scale, 1)`` are one atom (``scale`` bounds
+the absolute losses), placed at the largest of them; both masses are summed, never rounded.
+Losses equal in exact arithmetic (sums of the same losses in another order) differ after
+rounding by a few ulps of ``scale``, about 1e-15 relative, far below it, so lattices such as
+those of randomized response collapse. The move it allows is the ``shift`` of the result: a
+delta bracket of relative width about 1e-12 at worst, and a trade-off curve moved by at most
+that times the merged mass."""
+
+MAX_ATOMS = 2_000_000
+"""Largest number of atoms of one composed privacy-loss distribution (the size limit)."""
+
+MAX_PAIRS = 200_000_000
+"""Largest number of terms one composition step forms: pairs of atoms of a convolution, or
+count vectors times atoms of a multinomial sum (a bound on the work; memory is bounded by
+forming at most ``_BLOCK`` terms at a time)."""
+
+_BLOCK = 1_000_000
+
+DEFAULT_GRID = 1e-4
+"""Default grid step (in units of loss) of :func:`grid_bracket`."""
+
+MAX_GRID_BINS = 1 << 21
+"""Largest grid (bins over the composed loss range); a finer requested step is coarsened."""
+
+SNAP_TOL = 1e-9
+"""A loss within ``SNAP_TOL`` grid steps of a grid point is snapped to it before rounding
+(otherwise 0.1 / 1e-4 = 1000.0000000000001 moves up one step per composition). The shift this
+causes is added to the reported bracket."""
+
+MAX_COMPOSED_BINS = 4 * MAX_GRID_BINS
+"""Largest composed grid (bins) :func:`grid_bracket` allocates. Coarsening keeps the loss
+range within :data:`MAX_GRID_BINS` bins, but rounding can add a bin per use, so a huge number
+of uses (10^12) would need about that many bins: refused before allocating."""
+
+_DIRECT_TERMS = 4_000_000  # largest sparse direct grid convolution (products formed at once)
+_UNIT = 2.0 ** -52
+_HUGE = 1 << 62  # count vectors are counted exactly up to this
+_EMPTY = np.empty(0)
+
+
+def _logsumexp(x: np.ndarray) -> float:
+    """``ln sum exp(x)`` for a non-empty 1-D array (called once per epsilon: kept light)."""
+    top = float(x.max())
+    if not math.isfinite(top):
+        return top
+    return top + math.log(float(np.exp(x - top).sum()))
+
+
+def _group_logsumexp(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """``ln sum exp`` of each run ``values[starts[i]:starts[i + 1]]`` (runs of -inf give -inf)."""
+    top = np.maximum.reduceat(values, starts)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    counts = np.diff(np.append(starts, values.size))
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.add.reduceat(np.exp(values - np.repeat(safe, counts)), starts))
+
+
+def _log_keep(lost: float, kept: float) -> float:
+    """``ln`` of the kept mass, from whichever of ``lost`` and ``kept`` is the smaller."""
+    if lost < kept:
+        return math.log1p(-lost)
+    return math.log(kept) if kept > 0 else -math.inf
+
+
+# --------------------------------------------------------------------------- the atoms
+@dataclass(frozen=True, eq=False)
+class LossAtoms:
+    r"""The privacy-loss distribution of a pair ``(P, P')`` with finitely many atoms.
+
+    Attributes
+    ----------
+    losses : ndarray
+        The finite losses ``l_i``, strictly increasing.
+    log_masses : ndarray
+        ``ln P(L = l_i)``.
+    log_keep : float
+        ``ln P(L < inf)`` (``0`` when no output has ``P' = 0 < P``).
+    shift : float
+        An upper bound on how far losses were moved up when nearly equal atoms were merged;
+        the true hockey-stick lies in ``[delta(eps + shift), delta(eps)]`` and the true
+        ``eps(delta)`` in ``[eps(delta) - shift, eps(delta)]``.
+    log_masses_prime : ndarray, optional
+        ``ln P'(L = l_i)``; by default ``ln P(L = l_i) - l_i``, exact for unmerged atoms.
+    log_keep_prime : float
+        ``ln P'(L > -inf)`` (``0`` when no output has ``P = 0 < P'``).
+    """
+
+    losses: np.ndarray
+    log_masses: np.ndarray
+    log_keep: float = 0.0
+    shift: float = 0.0
+    log_masses_prime: np.ndarray = None  # type: ignore[assignment]
+    log_keep_prime: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.log_masses_prime is None:
+            object.__setattr__(self, "log_masses_prime", self.log_masses - self.losses)
+
+    @classmethod
+    def from_log_masses(cls, log_p: Any, log_q: Any) -> LossAtoms:
+        """The atoms of a pair given per output: ``log_p = ln P[y]``, ``log_q = ln P'[y]``
+        (``-inf`` where a probability is 0; not validated). Equal losses are merged."""
+        lp = np.ravel(np.asarray(log_p, dtype=float))
+        lq = np.ravel(np.asarray(log_q, dtype=float))
+        has_p, has_q = lp > -np.inf, lq > -np.inf
+        fin = has_p & has_q
+        p_fin, q_fin = np.exp(lp[fin]).sum(), np.exp(lq[fin]).sum()
+        log_keep = _log_keep(float(np.exp(lp[has_p & ~has_q]).sum()), float(p_fin))
+        log_keep_q = _log_keep(float(np.exp(lq[has_q & ~has_p]).sum()), float(q_fin))
+        L = lp[fin] - lq[fin]
+        scale = float(np.max(np.abs(L))) if L.size else 1.0
+        return _merge(L, lp[fin], lq[fin], scale, (log_keep, log_keep_q), 0.0)
+
+    @classmethod
+    def from_losses(cls, losses: Any, log_masses: Any, log_keep: float = 0.0, *,
+                    scale: float | None = None) -> LossAtoms:
+        """Atoms with the given losses and ``ln P`` masses, in any order (``ln P'`` masses
+        ``ln P - l``); equal losses (to ``MERGE_RTOL * scale``, default the largest absolute
+        loss) are merged, atoms of mass 0 dropped."""
+        L = np.asarray(losses, dtype=float).ravel()
+        lp = np.asarray(log_masses, dtype=float).ravel()
+        if scale is None:
+            scale = float(np.max(np.abs(L))) if L.size else 1.0
+        return _merge(L, lp, lp - L, scale, (log_keep, 0.0), 0.0)
+
+    @property
+    def mass_inf(self) -> float:
+        """``P(L = inf)``, the delta at every epsilon."""
+        return float(-math.expm1(self.log_keep))
+
+    @property
+    def mass_minus_inf(self) -> float:
+        """``P'(L = -inf)``: the P'-mass of the outputs that P never produces."""
+        return float(-math.expm1(self.log_keep_prime))
+
+    @property
+    def n_atoms(self) -> int:
+        """Number of finite atoms."""
+        return int(self.losses.size)
+
+    def key(self) -> tuple:
+        """Equal keys mean identical distributions (so identical composed results)."""
+        return (self.losses.tobytes(), self.log_masses.tobytes(), self.log_keep, self.shift,
+                self.log_masses_prime.tobytes(), self.log_keep_prime)
+
+    def delta(self, epsilon: Any) -> Any:
+        r"""Exact hockey-stick divergence at ``epsilon`` (a float or an array):
+
+        .. math:: \delta(\varepsilon) = P(L = \infty) + \sum_{l_i > \varepsilon}
+                  e^{\ln m_i + \ln(1 - e^{\varepsilon - l_i})}
+
+        summed in log space (``logsumexp``), so tiny deltas keep their relative precision.
+        """
+        eps = np.asarray(epsilon, dtype=float)
+        flat = np.atleast_1d(eps).ravel()
+        out = np.empty(flat.size)
+        inf_mass = self.mass_inf
+        for i, e in enumerate(flat):
+            out[i] = inf_mass + self._finite_delta(float(e))
+        return float(out[0]) if eps.ndim == 0 else out.reshape(eps.shape)
+
+    def _finite_delta(self, eps: float, start: int | None = None) -> float:
+        if start is None:
+            start = int(np.searchsorted(self.losses, eps, side="right"))
+        if start >= self.losses.size or math.isinf(eps):
+            return 0.0
+        L = self.losses[start:]
+        terms = self.log_masses[start:] + np.log(-np.expm1(eps - L))
+        return math.exp(_logsumexp(terms))
+
+    def epsilon(self, delta: float) -> float:
+        r"""Smallest ``eps >= 0`` with ``delta(eps) <= delta`` (``inf`` if none).
+
+        ``delta(eps)`` is continuous and strictly decreasing up to the largest loss; between two
+        consecutive losses the set of active atoms is fixed. A bisection over the atoms finds
+        that piece (the step function of the active set), then a root-finder solves the exact
+        log-space expression on it (Brent, to about 1e-15 relative).
+        """
+        target = check_delta(delta)
+        inf_mass = self.mass_inf
+        if inf_mass > target:
+            return math.inf
+        if self.delta(0.0) <= target:
+            return 0.0
+        pos = self.losses[self.losses > 0]
+        if target == 0.0 or pos.size == 0:
+            return float(pos[-1]) if pos.size else 0.0
+        nodes = np.concatenate(([0.0], pos))
+        lo, hi = 0, nodes.size - 1  # delta(nodes[lo]) > target >= delta(nodes[hi])
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if inf_mass + self._finite_delta(float(nodes[mid])) > target:
+                lo = mid
+            else:
+                hi = mid
+        a, b = float(nodes[lo]), float(nodes[hi])
+        start = int(np.searchsorted(self.losses, a, side="right"))
+        t = target - inf_mass  # > 0 here: delta(L_max) = inf_mass and target > inf_mass
+
+        def g(e: float) -> float:
+            return self._finite_delta(e, start if e < b else None) - t
+
+        if t <= 0 or g(b) >= 0:
+            return b
+        return float(brentq(g, a, b, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=200))
+
+    def compose(self, other: LossAtoms, max_atoms: int | None = None) -> LossAtoms:
+        """The distribution of the product pair ``(P x Q, P' x Q')``: losses add (a
+        convolution of the atoms, merged). ``max_atoms`` defaults to :data:`MAX_ATOMS`."""
+        return _convolve(self, other, *_limit(max_atoms))
+
+    def self_compose(self, k: int, max_atoms: int | None = None,
+                     method: Literal["auto", "powering", "multinomial"] = "auto") -> LossAtoms:
+        r"""The k-fold product pair ``(P^k, P'^k)``: the k-fold convolution of the atoms.
+
+        ``"powering"``: repeated squaring with merging; each mass is a sum of products formed
+        in log space, with a relative error of a few ulps per squaring. ``"multinomial"``:
+        one atom per count vector ``c`` (``c_i`` uses of atom ``i``, ``sum c = k``),
+
+        .. math:: P\big(L = \textstyle\sum_i c_i l_i\big) \mathrel{+}=
+                  \frac{k!}{\prod_i c_i!} \prod_i P(L = l_i)^{c_i},
+
+        in log space; its log-factorials carry an absolute error of an ulp of ``ln k!``
+        (7e-13 at k = 1000), the relative error of the masses. ``"auto"`` powers when that
+        is cheap (at most :data:`MAX_ATOMS` atom pairs counting every count vector) or when
+        the losses coincide (the 2-fold has fewer than ``m (m + 1) / 2`` atoms: a lattice,
+        as for randomized response), else the multinomial sum, which forms only the
+        ``C(k + m - 1, m - 1)`` count vectors.
+        """
+        k = check_int(k, "k", 1)
+        if method not in ("auto", "powering", "multinomial"):
+            raise InvalidParameterError(
+                f"method must be 'auto', 'powering' or 'multinomial', got {method!r}")
+        limit, name = _limit(max_atoms)
+        m = self.n_atoms
+        if k == 1:
+            return self
+        if m == 0:
+            return LossAtoms(_EMPTY, _EMPTY, k * self.log_keep, 0.0, _EMPTY,
+                             k * self.log_keep_prime)
+        if method == "auto":
+            method = "powering" if (_powering_pairs(m, k, MAX_ATOMS) <= MAX_ATOMS
+                                    or self._coincide()) else "multinomial"
+            if method == "powering":
+                try:
+                    return power_by_squaring(self, k, _combiner(limit, name))
+                except SizeLimitError:
+                    method = "multinomial"
+        if method == "powering":
+            return power_by_squaring(self, k, _combiner(limit, name))
+        return _multinomial(self, k, limit, name)
+
+    def _coincide(self) -> bool:
+        """Do sums of two losses coincide (fewer than ``m (m + 1) / 2`` 2-fold atoms)?"""
+        m = self.n_atoms
+        if m * m > min(MAX_ATOMS, MAX_PAIRS):
+            return False
+        return _convolve(self, self, MAX_ATOMS, "MAX_ATOMS").n_atoms < m * (m + 1) // 2
+
+
+def privacy_loss_atoms(P: Any, P_prime: Any) -> LossAtoms:
+    r"""The privacy-loss atoms of the pair ``(P, P')``: ``L_y = ln P[y] - ln P'[y]`` with masses
+    ``P[y]`` and ``P'[y]`` (``P'[y] = 0 < P[y]`` is the atom ``+inf``, ``P[y] = 0 < P'[y]``
+    the atom ``-inf``). Equal losses are merged (Huang & Canonne Def 2.2 via the hockey-stick
+    identity ``H_{e^eps}(P||P') = E_P[(1 - e^{eps - L})_+]``).
+    """
+    p = np.asarray(P, dtype=float)
+    q = np.asarray(P_prime, dtype=float)
+    if p.ndim != 1 or p.shape != q.shape:
+        raise InvalidMechanismError(
+            f"P and P' must be 1-D of equal length, got shapes {p.shape} and {q.shape}")
+    if (p < 0).any() or (q < 0).any() or not (np.isfinite(p).all() and np.isfinite(q).all()):
+        raise InvalidMechanismError("P and P' must be finite and non-negative")
+    with np.errstate(divide="ignore"):
+        return LossAtoms.from_log_masses(np.log(p), np.log(q))
+
+
+def compose_atoms(groups: Sequence[tuple[LossAtoms, int]],
+                  max_atoms: int | None = None) -> LossAtoms:
+    """The exact composition of independent uses: ``(atoms, count)`` means ``count`` uses of
+    the pair with those atoms. Each group is self-composed, then the parts are composed from
+    the smallest up. Raises :class:`~mechdesign.errors.SizeLimitError` past the limits."""
+    parts = sorted((a.self_compose(c, max_atoms) for a, c in groups), key=lambda t: t.n_atoms)
+    result = parts[0]
+    for part in parts[1:]:
+        result = result.compose(part, max_atoms)
+    return result
+
+
+# --------------------------------------------------------------------------- merging
+def _limit(max_atoms: int | None) -> tuple[int, str]:
+    """The size limit and the name the error message gives it."""
+    return (MAX_ATOMS, "MAX_ATOMS") if max_atoms is None else (max_atoms, "max_atoms")
+
+
+def _check_size(n: int, limit: int, name: str) -> None:
+    if n > limit:
+        raise SizeLimitError(
+            f"the composition has {n} distinct privacy losses, more than {name} = {limit} "
+            "(the losses do not collapse onto a lattice); compose fewer uses, or use a grid "
+            "bracket (compose) or the Gaussian approximation (trade-off curves)")
+
+
+def _merge(L: np.ndarray, lp: np.ndarray, lq: np.ndarray, scale: float,
+           keeps: tuple[float, float], shift: float) -> LossAtoms:
+    """Sort atoms, merge losses closer than ``MERGE_RTOL * scale`` (to the largest, masses
+    summed in log space), drop atoms of no mass; ``keeps = (log_keep, log_keep_prime)``."""
+    live = (lp > -np.inf) | (lq > -np.inf)
+    if not live.all():
+        L, lp, lq = L[live], lp[live], lq[live]
+    if L.size == 0:
+        return LossAtoms(_EMPTY, _EMPTY, keeps[0], shift, _EMPTY, keeps[1])
+    order = np.argsort(L, kind="stable")
+    L, lp, lq = L[order], lp[order], lq[order]
+    tol = MERGE_RTOL * max(scale, 1.0)
+    starts = np.concatenate(([0], np.flatnonzero(np.diff(L) > tol) + 1))
+    if starts.size == L.size:
+        return LossAtoms(L, lp, keeps[0], shift, lq, keeps[1])
+    ends = np.concatenate((starts[1:], [L.size])) - 1
+    moved = float(np.max(L[ends] - L[starts]))
+    return LossAtoms(L[ends], _group_logsumexp(lp, starts), keeps[0], shift + moved,
+                     _group_logsumexp(lq, starts), keeps[1])
+
+
+def _accumulate(blocks: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], scale: float,
+                keeps: tuple[float, float], shift: float, limit: int, name: str) -> LossAtoms:
+    """Merge blocks of ``(losses, ln P, ln P')`` terms into one distribution, checking the
+    size after each block (a non-collapsing composition stops after a few blocks)."""
+    out: LossAtoms | None = None
+    for L, lp, lq in blocks:
+        if out is not None:
+            L = np.concatenate((out.losses, L))
+            lp = np.concatenate((out.log_masses, lp))
+            lq = np.concatenate((out.log_masses_prime, lq))
+        # atoms of out were moved by at most out.shift >= shift: the moves add
+        out = _merge(L, lp, lq, scale, keeps, shift if out is None else out.shift)
+        _check_size(out.n_atoms, limit, name)
+    assert out is not None
+    return out
+
+
+def _scale(atoms: LossAtoms, k: int = 1) -> float:
+    return k * (float(np.max(np.abs(atoms.losses))) if atoms.n_atoms else 0.0)
+
+
+# --------------------------------------------------------------------------- composition
+def _convolve(a: LossAtoms, b: LossAtoms, limit: int, name: str) -> LossAtoms:
+    """All sums of a loss of ``a`` and one of ``b`` (masses multiply), merged; the pairs are
+    formed in blocks of at most ``_BLOCK``."""
+    keeps = (a.log_keep + b.log_keep, a.log_keep_prime + b.log_keep_prime)
+    if a.n_atoms == 0 or b.n_atoms == 0:
+        return LossAtoms(_EMPTY, _EMPTY, keeps[0], a.shift + b.shift, _EMPTY, keeps[1])
+    n = a.n_atoms * b.n_atoms
+    if n > MAX_PAIRS:
+        raise SizeLimitError(
+            f"composing {a.n_atoms} x {b.n_atoms} = {n} pairs of privacy-loss atoms exceeds "
+            f"MAX_PAIRS = {MAX_PAIRS}; compose fewer uses, or use a grid bracket (compose) or "
+            "the Gaussian approximation (trade-off curves)")
+    rows = max(1, _BLOCK // b.n_atoms)
+    blocks = ((np.add.outer(a.losses[i:i + rows], b.losses).ravel(),
+               np.add.outer(a.log_masses[i:i + rows], b.log_masses).ravel(),
+               np.add.outer(a.log_masses_prime[i:i + rows], b.log_masses_prime).ravel())
+              for i in range(0, a.n_atoms, rows))
+    return _accumulate(blocks, _scale(a) + _scale(b), keeps, a.shift + b.shift, limit, name)
+
+
+def _combiner(limit: int, name: str) -> Callable[[LossAtoms, LossAtoms], LossAtoms]:
+    return lambda a, b: _convolve(a, b, limit, name)
+
+
+def _n_count_vectors(k: int, m: int, cap: int) -> int:
+    """``C(k + m - 1, m - 1)`` (the count vectors of k uses of m atoms), or ``cap + 1`` when
+    it exceeds ``cap`` (decided in floating point first: the exact binomial can be huge)."""
+    log_n = math.lgamma(k + m) - math.lgamma(k + 1) - math.lgamma(m)
+    if log_n > math.log(cap) + 1.0:
+        return cap + 1
+    return min(math.comb(k + m - 1, m - 1), cap + 1)
+
+
+def _powering_pairs(m: int, k: int, cap: int) -> int:
+    """Atom pairs repeated squaring forms for k uses of m atoms if no sums coincide (each
+    j-fold counted at its count vectors), or ``cap + 1`` once the count passes ``cap``."""
+    total, result, base = 0, 0, 1
+    while True:
+        if k & 1:
+            if result:
+                total += _n_count_vectors(result, m, cap) * _n_count_vectors(base, m, cap)
+            result += base
+        k >>= 1
+        if not k or total > cap:
+            return min(total, cap + 1)
+        total += _n_count_vectors(base, m, cap) ** 2
+        base *= 2
+
+
+def _compositions(k: int, m: int) -> np.ndarray:
+    """All vectors of m non-negative integers summing to k, shape (C(k+m-1, m-1), m)."""
+    rows = np.zeros((1, 0), dtype=np.int64)
+    rem = np.array([k], dtype=np.int64)
+    for _ in range(m - 1):
+        counts = rem + 1
+        idx = np.repeat(np.arange(rem.size), counts)
+        starts = np.cumsum(counts) - counts
+        c = np.arange(idx.size, dtype=np.int64) - np.repeat(starts, counts)
+        rows = np.hstack([rows[idx], c[:, None]])
+        rem = rem[idx] - c
+    return np.hstack([rows, rem[:, None]])
+
+
+def _count_vector_blocks(k: int, m: int, block: int) -> Iterator[np.ndarray]:
+    """The count vectors of :func:`_compositions` in blocks of about ``block`` rows (split on
+    the first count; consecutive small parts are joined)."""
+    if m == 1 or math.comb(k + m - 1, m - 1) <= block:
+        yield _compositions(k, m)
+        return
+    pending: list[np.ndarray] = []
+    rows = 0
+    for c in range(k + 1):
+        n = math.comb(k - c + m - 2, m - 2)
+        if n > block:
+            for rest in _count_vector_blocks(k - c, m - 1, block):
+                yield np.hstack([np.full((len(rest), 1), c, dtype=np.int64), rest])
+            continue
+        if pending and rows + n > block:
+            yield np.vstack(pending)
+            pending, rows = [], 0
+        pending.append(np.hstack([np.full((n, 1), c, dtype=np.int64),
+                                  _compositions(k - c, m - 1)]))
+        rows += n
+    if pending:
+        yield np.vstack(pending)
+
+
+def _multinomial(atoms: LossAtoms, k: int, limit: int, name: str) -> LossAtoms:
+    """The k-fold distribution as the multinomial sum over count vectors (in blocks)."""
+    m = atoms.n_atoms
+    terms = _n_count_vectors(k, m, _HUGE) * m
+    if terms > MAX_PAIRS:
+        count = f"more than {_HUGE:.3g}" if terms > _HUGE else f"{terms}"
+        raise SizeLimitError(
+            f"the {k}-fold composition of {m} atoms sums {count} terms (count vectors times "
+            f"atoms), more than MAX_PAIRS = {MAX_PAIRS}; compose fewer uses, or use a grid "
+            "bracket (compose) or the Gaussian approximation (trade-off curves)")
+    log_kfact = float(gammaln(k + 1))
+
+    def blocks() -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        for C in _count_vector_blocks(k, m, max(1, _BLOCK // m)):
+            coef = log_kfact - gammaln(C + 1).sum(axis=1)
+            yield C @ atoms.losses, coef + C @ atoms.log_masses, \
+                coef + C @ atoms.log_masses_prime
+
+    keeps = (k * atoms.log_keep, k * atoms.log_keep_prime)
+    return _accumulate(blocks(), _scale(atoms, k), keeps, k * atoms.shift, limit, name)
+
+
+# --------------------------------------------------------------------------- the grid
+@dataclass(frozen=True, eq=False)
+class _Grid:
+    """A gridded loss distribution as computed: ``probs = exact * (1 + theta) + e`` entrywise,
+    ``|theta| <= rel``, ``||e||_1 <= err`` (exact = the convolution in exact arithmetic)."""
+
+    offset: int
+    probs: np.ndarray
+    log_keep: float
+    rel: float
+    err: float
+
+
+def _to_grid(atoms: LossAtoms, h: float, pessimistic: bool) -> _Grid:
+    if atoms.n_atoms == 0:
+        return _Grid(0, np.zeros(1), atoms.log_keep, 0.0, 0.0)
+    x = atoms.losses / h
+    r = np.rint(x)
+    x = np.where(np.abs(x - r) <= SNAP_TOL, r, x)
+    idx = (np.ceil(x) if pessimistic else np.floor(x)).astype(np.int64)
+    lo = int(idx.min())
+    probs = np.zeros(int(idx.max()) - lo + 1)
+    np.add.at(probs, idx - lo, np.exp(atoms.log_masses))
+    # exp and the bin sums of non-negative terms: relative error <= (atoms + 1) u
+    return _Grid(lo, probs, atoms.log_keep, (atoms.n_atoms + 1) * _UNIT, 0.0)
+
+
+def _grid_compose(a: _Grid, b: _Grid) -> _Grid:
+    """Convolution with its error bound.
+
+    Exact convolution of the computed arrays is ``exact * (1 + theta) + e`` with
+    ``|theta| <= (1 + rel_a)(1 + rel_b) - 1`` (all terms are non-negative) and
+    ``||e||_1 <= err_a (||b||_1 + err_b) + err_b ||a||_1``. Rounding then adds: direct
+    summation (sparse or dense), a relative ``(n + 1) u`` per entry; FFT, an absolute
+    ``||.||_2 <= 10 u log2(n) ||a||_2 ||b||_2`` (Higham 2002, Thm 24.2, with a safety factor
+    of about 10) i.e. ``sqrt(n)`` times that in L1.
+    """
+    sa, sb = float(a.probs.sum()), float(b.probs.sum())
+    rel = (1 + a.rel) * (1 + b.rel) - 1
+    err = a.err * (sb + b.err) + b.err * sa
+    n = a.probs.size + b.probs.size - 1
+    nza, nzb = np.flatnonzero(a.probs), np.flatnonzero(b.probs)
+    if nza.size * nzb.size <= _DIRECT_TERMS:  # sparse direct: bin sums of non-negative products
+        idx = (nza[:, None] + nzb[None, :]).ravel()
+        w = (a.probs[nza][:, None] * b.probs[nzb][None, :]).ravel()
+        c = np.bincount(idx, weights=w, minlength=n)
+        gamma = (min(nza.size, nzb.size) + 1) * _UNIT
+        rel = (1 + rel) * (1 + gamma) - 1
+        err *= 1 + gamma
+    elif min(a.probs.size, b.probs.size) <= 64 or a.probs.size * b.probs.size <= 10_000_000:
+        c = np.convolve(a.probs, b.probs)
+        gamma = (min(a.probs.size, b.probs.size) + 1) * _UNIT
+        rel = (1 + rel) * (1 + gamma) - 1
+        err *= 1 + gamma
+    else:
+        from scipy.signal import fftconvolve  # imports scipy.stats: only when used
+
+        c = np.maximum(fftconvolve(a.probs, b.probs), 0.0)
+        l2 = 10.0 * _UNIT * math.log2(n) * float(np.linalg.norm(a.probs)
+                                                  * np.linalg.norm(b.probs))
+        err += math.sqrt(n) * l2
+    return _Grid(a.offset + b.offset, c, a.log_keep + b.log_keep, rel, err)
+
+
+def _grid_atoms(g: _Grid, h: float, shift: float) -> LossAtoms:
+    nz = np.flatnonzero(g.probs > 0)
+    return LossAtoms((g.offset + nz) * h + shift, np.log(g.probs[nz]), g.log_keep, 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class LossBracket:
+    """What is known of one composed privacy-loss distribution.
+
+    Exact (:meth:`of_atoms`): ``upper`` holds the merged atoms, whose losses are at most
+    ``shift`` above the true ones, so ``delta(eps + shift) <= true delta(eps) <= delta(eps)``
+    and ``eps(delta) - shift <= true eps(delta) <= eps(delta)``.
+    Grid (:func:`grid_bracket`): ``upper``/``lower`` are the pessimistic/optimistic atoms;
+    their finite parts are ``true * (1 + theta) + e`` with ``|theta| <= rel``, ``|e| <= err``
+    (in delta).
+    """
+
+    upper: LossAtoms
+    lower: LossAtoms
+    rel_upper: float
+    err_upper: float
+    rel_lower: float
+    err_lower: float
+    exact: bool
+    grid: float | None
+    n_atoms: int
+    shift: float = 0.0
+
+    @classmethod
+    def of_atoms(cls, atoms: LossAtoms) -> LossBracket:
+        """The bracket of exact atoms (its width is their merging ``shift``)."""
+        base = LossAtoms(atoms.losses, atoms.log_masses, atoms.log_keep, 0.0,
+                         atoms.log_masses_prime, atoms.log_keep_prime)
+        return cls(base, base, 0.0, 0.0, 0.0, 0.0, True, None, atoms.n_atoms, atoms.shift)
+
+    def delta(self, eps: float) -> tuple[float, float]:
+        """``(lower, upper)`` bounds on the hockey-stick divergence at ``eps``."""
+        if self.exact:
+            up = self.upper.delta(eps)
+            lo = up if self.shift == 0 else self.upper.delta(eps + self.shift)
+            return lo, up
+        inf_u, inf_l = self.upper.mass_inf, self.lower.mass_inf
+        fu = self.upper.delta(eps) - inf_u
+        fl = self.lower.delta(eps) - inf_l
+        up = min(1.0, inf_u + (fu + self.err_upper) / (1 - self.rel_upper))
+        lo = max(0.0, inf_l + (fl - self.err_lower) / (1 + self.rel_lower))
+        return lo, max(up, lo)
+
+    def epsilon(self, delta: float) -> tuple[float, float]:
+        """``(lower, upper)`` bounds on the smallest eps with ``delta(eps) <= delta``."""
+        if self.exact:
+            up = self.upper.epsilon(delta)
+            return max(0.0, up - self.shift), up
+        inf_u, inf_l = self.upper.mass_inf, self.lower.mass_inf
+        t_up = inf_u + max(0.0, (delta - inf_u) * (1 - self.rel_upper) - self.err_upper)
+        up = math.inf if delta < inf_u else self.upper.epsilon(min(1.0, t_up))
+        t_lo = inf_l + (delta - inf_l) * (1 + self.rel_lower) + self.err_lower
+        lo = self.lower.epsilon(min(1.0, max(0.0, t_lo)))
+        return min(lo, up), up
+
+
+def coarsened_step(h: float, span: float) -> float:
+    """The grid step used for a requested step ``h`` over a loss range of width ``span``.
+
+    ``h`` itself when ``span / h <= MAX_GRID_BINS``, else the smallest multiple
+    ``m h`` with ``m`` in 2, 5, 10, 20, 50, 100, ... that fits. Losses on a round grid
+    (eps = 0.1, 0.25, ...) then stay on the used grid; a step such as ``span / MAX_GRID_BINS``
+    (or ``96 h``) moves them off it and lets the rounding drift by up to a step per
+    composition (1000-fold RR(0.1) asked at ``h = 1e-6``: a bracket of width 0.096 at
+    ``96 h``, 2e-10 at ``100 h = 1e-4``).
+    """
+    need = span / (h * MAX_GRID_BINS)
+    if need <= 1.0:
+        return h
+    decade = 10.0 ** math.floor(math.log10(need))
+    for m in (1.0, 2.0, 5.0, 10.0):
+        if m * decade >= need:
+            return h * m * decade
+    return h * 10.0 * decade  # pragma: no cover (rounding of log10)
+
+
+def _span(groups: Sequence[tuple[LossAtoms, int]]) -> float:
+    return sum(c * (float(a.losses[-1] - a.losses[0]) if a.n_atoms else 0.0)
+               for a, c in groups)
+
+
+def _check_grid_size(groups: Sequence[tuple[LossAtoms, int]], h: float, what: str) -> None:
+    """Refuse, before allocating, a composed grid above :data:`MAX_COMPOSED_BINS` bins."""
+    step = coarsened_step(h, _span(groups))
+    bins = 1
+    for a, c in groups:
+        if a.n_atoms:
+            x = a.losses / step
+            bins += c * max(int(np.ceil(x).max() - np.ceil(x).min()),
+                            int(np.floor(x).max() - np.floor(x).min()))
+    if bins > MAX_COMPOSED_BINS:
+        total = sum(c for _, c in groups)
+        raise SizeLimitError(
+            f"the grid composition of {what} ({total} uses) needs {bins:.3g} bins, "
+            f"above the limit of {MAX_COMPOSED_BINS} (MAX_COMPOSED_BINS); use fewer uses "
+            "(a smaller k)")
+
+
+def grid_bracket(groups: Sequence[tuple[LossAtoms, int]], h: float = DEFAULT_GRID,
+                 what: str = "the pair") -> LossBracket:
+    """The composition of ``(atoms, count)`` groups (as in :func:`compose_atoms`) on a grid
+    of step ``h`` (coarsened by :func:`coarsened_step` when the range needs more than
+    :data:`MAX_GRID_BINS` bins): every loss rounded up (pessimistic) and down (optimistic),
+    convolved with error bounds, the two kept as a :class:`LossBracket`. Because
+    ``(1 - e^{eps - s})_+`` is non-decreasing in ``s`` the pessimistic delta is an upper
+    bound and the optimistic one a lower bound (``docs/accounting.md`` s.2). ``what`` names
+    the composition in the :class:`~mechdesign.errors.SizeLimitError` raised, before
+    allocating, above :data:`MAX_COMPOSED_BINS` bins."""
+    _check_grid_size(groups, h, what)
+    h = coarsened_step(h, _span(groups))
+    total = sum(c for _, c in groups)
+    # snapping moves each loss by at most SNAP_TOL * h (plus the merging shift of the input
+    # atoms): the pessimistic losses are moved up, the optimistic down, by the total.
+    snap = total * SNAP_TOL * h + sum(c * a.shift for a, c in groups)
+    out = []
+    for pessimistic in (True, False):
+        parts = [power_by_squaring(_to_grid(a, h, pessimistic), c, _grid_compose)
+                 for a, c in groups]
+        g = parts[0]
+        for p in parts[1:]:
+            g = _grid_compose(g, p)
+        out.append((_grid_atoms(g, h, snap if pessimistic else -snap), g.rel, g.err))
+    (up, ru, eu), (lo, rl, el) = out
+    return LossBracket(up, lo, ru, eu, rl, el, False, h, int(up.n_atoms))
