@@ -1,45 +1,59 @@
-"""What happens under composition: the privacy-loss distribution of finite mechanisms,
-composition (exact and closed-form bounds), trade-off curves, belief-function curves,
-amplification by shuffling and subsampling, sequential and group privacy.
+"""What happens under composition.
+
+* :mod:`.pld`: the privacy-loss distribution of a pair of finite distributions (exact atoms,
+  composition, the grid bracket), the one engine behind composition and trade-off curves;
+* :mod:`.composition`: exact composition of mechanisms, the privacy profile;
+* :mod:`.bounds`: closed-form composition bounds (basic, advanced, optimal);
+* :mod:`.tradeoff`: trade-off curves (f-DP); :mod:`.belief_tradeoff` and
+  :mod:`.belief_composition`: their belief-function counterparts;
+* :mod:`.amplification` (shuffling, subsampling) and :mod:`.sequential` (sequential and group
+  privacy).
 """
 
 from .._lazy import lazy_exports
 
 _NAMES = {
-    "advanced_composition": ".composition",
-    "advanced_composition_delta": ".composition",
+    "advanced_composition": ".bounds",
+    "advanced_composition_delta": ".bounds",
     "advanced_grouposition": ".sequential",
     "advanced_grouposition_approx": ".sequential",
-    "basic_composition": ".composition",
+    "basic_composition": ".bounds",
     "belief_composition": ".belief_composition",
     "BeliefComposition": ".belief_composition",
+    "check_alphas": ".tradeoff",
     "check_pair": ".tradeoff",
-    "coarsened_step": ".composition",
+    "coarsened_step": ".pld",
     "compose": ".composition",
+    "compose_atoms": ".pld",
     "compose_evidential": ".belief_composition",
     "Composition": ".composition",
-    "CompositionBound": ".composition",
+    "CompositionBound": ".bounds",
     "CompositionResult": ".composition",
     "convex_conjugate": ".tradeoff",
+    "curve_from_points": ".tradeoff",
     "delta_composed": ".composition",
     "delta_from_tradeoff": ".tradeoff",
     "epsilon_composed": ".composition",
     "epsilon_of_tradeoff": ".tradeoff",
     "gaussian_approximation": ".tradeoff",
     "GaussianApproximation": ".tradeoff",
+    "grid_bracket": ".pld",
     "GroupPrivacy": ".sequential",
     "holds_theorem": ".belief_tradeoff",
-    "LossAtoms": ".composition",
+    "LossAtoms": ".pld",
+    "LossBracket": ".pld",
+    "lower_convex_hull": ".tradeoff",
     "lower_envelope": ".tradeoff",
-    "optimal_composition_delta": ".composition",
-    "optimal_composition_epsilon": ".composition",
-    "optimal_heterogeneous_delta": ".composition",
-    "optimal_heterogeneous_epsilon": ".composition",
+    "optimal_composition_delta": ".bounds",
+    "optimal_composition_epsilon": ".bounds",
+    "optimal_heterogeneous_delta": ".bounds",
+    "optimal_heterogeneous_epsilon": ".bounds",
     "optimistic_function": ".belief_tradeoff",
     "pessimistic_function": ".belief_tradeoff",
-    "privacy_loss_atoms": ".composition",
+    "privacy_loss_atoms": ".pld",
     "privacy_profile": ".composition",
     "PrivacyProfile": ".composition",
+    "randomized_response_atoms": ".bounds",
     "sequential_composition": ".sequential",
     "sequential_epsilon": ".sequential",
     "SequentialPrivacy": ".sequential",

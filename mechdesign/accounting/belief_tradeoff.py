@@ -52,11 +52,10 @@ from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
 from .tradeoff import (
     TradeoffCurve,
-    _check_alphas,
-    _envelope,
-    _lower_hull,
-    _make_curve,
+    check_alphas,
     check_pair,
+    curve_from_points,
+    lower_convex_hull,
     lower_envelope,
     tensor_product,
     tradeoff_function,
@@ -97,8 +96,8 @@ def _pessimistic_curve(ev: EvidentialMechanism, x: int, xp: int, label: str) -> 
     pl = ev.pl_matrix()
     full = (1 << ev.n_outputs) - 1
     events = np.arange(full + 1)
-    a, b = _lower_hull(pl[x, events], pl[xp, full ^ events])
-    return _make_curve(a, b, label)
+    a, b = lower_convex_hull(pl[x, events], pl[xp, full ^ events])
+    return curve_from_points(a, b, label)
 
 
 def pessimistic_function(m: Any, pair: Any = (0, 1), k: int = 1) -> TradeoffCurve:
@@ -169,7 +168,7 @@ def tradeoff_pessimistic(m: Any, alphas: Any, pair: Any = (0, 1), k: int = 1,
         return pessimistic_function(m, pair, k)(alphas)
     if method != "lp":
         raise InvalidParameterError(f"method must be 'hull' or 'lp', got {method!r}")
-    x = _check_alphas(alphas)
+    x = check_alphas(alphas)
     ev, pairs = _prepare(m, pair, k)
     vals = np.min([_pessimistic_lp(ev, a, b, np.atleast_1d(x)) for a, b, _ in pairs], axis=0)
     return float(vals[0]) if x.ndim == 0 else vals.reshape(x.shape)
@@ -239,7 +238,7 @@ def _optimistic_chains(ev: EvidentialMechanism, x: int, xp: int, label: str) -> 
     bel = ev.bel_matrix()
     pts = np.unique(np.concatenate([bel[x, masks], bel[xp, full ^ masks]], axis=1), axis=0)
     hulls = _chain_hulls(pts[:, :n + 1], pts[:, n + 1:])
-    return _envelope(hulls, label)
+    return lower_envelope(hulls, label)
 
 
 def _optimistic_credal(ev: EvidentialMechanism, x: int, xp: int, label: str) -> TradeoffCurve:

@@ -13,20 +13,23 @@ boundary output): breakpoints at the cumulative masses (Dong, Roth & Su 2022, s.
 ``docs/accounting.md`` s.5). Every curve here is returned as exact
 breakpoints (:class:`TradeoffCurve`); evaluating at a grid of alphas is linear interpolation.
 
-Privacy-loss atoms. For a pair (P, Q) group the outputs by their log-likelihood ratio
-``l = ln Q[y] - ln P[y]`` into atoms ``(a, b) = (P(l), Q(l))`` (``b = a e^l``). The k-fold
-product ``(P^k, Q^k)`` has the atoms of the k-fold convolution of the loss, computed by
-repeated squaring in log space (no underflow for masses like 1e-200), so the 1000-fold
-composition of binary randomized response (1001 atoms) is exact and takes milliseconds. Loss
-values that agree to 1e-10 relative (:data:`LOSS_MERGE_TOL`) are merged, which moves the
-curve by at most ~1e-10 times the merged mass; the masses themselves are summed, never
-rounded. The number of atoms is limited to :data:`MAX_ATOMS` (and the work of one
-convolution step to :data:`MAX_PAIRS` pairs).
+Privacy-loss atoms. The curve of a pair is read from its privacy-loss distribution
+(:mod:`mechdesign.accounting.pld`, the engine composition uses too): the outputs grouped by
+their loss ``ln P[y] - ln Q[y]`` into atoms that carry both masses, rejected in increasing
+order of the loss. The k-fold product ``(P^k, Q^k)`` has the atoms of the k-fold
+convolution, computed in log space (no underflow for masses like 1e-200), so the 1000-fold
+composition of binary randomized response (1001 atoms) is exact and fast.
+Losses that agree to :data:`~mechdesign.accounting.pld.MERGE_RTOL` relative are merged,
+which moves the curve by at most about that times the merged mass; the masses themselves
+are summed, never rounded. The size of a composition is limited as in
+:mod:`~mechdesign.accounting.pld` (:data:`~mechdesign.accounting.pld.MAX_ATOMS` atoms,
+:data:`~mechdesign.accounting.pld.MAX_PAIRS` terms per step).
 
 Precision. The curve is that of the matrix AS STORED (a row summing to 1 - 1e-16 gives
 ``T(0) = 1 - 1e-16``, and ``k`` compositions amplify that to ``k`` ulps). Masses carry a
-relative error of about ``k`` ulps, and the breakpoints are doubles: an alpha below 1e-308
-is stored as 0 and a beta within 1e-16 of 1 as 1. So curves are exact to about
+relative error of about ``k`` ulps (:meth:`~mechdesign.accounting.pld.LossAtoms.self_compose`),
+and the breakpoints are doubles: an alpha below 1e-308 is stored as 0 and a beta within
+1e-16 of 1 as 1. So curves are exact to about
 ``1e-16 * max(k, 10)`` in beta; the tests hold them to that against 60-digit references.
 
 Mechanisms. The trade-off of a mechanism for a pair of inputs (x, x') is
@@ -45,25 +48,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
 
-from .._algebra import power_by_squaring
 from .._coerce import as_mechanism
 from .._validation import check_delta, check_epsilon, check_int, check_real, check_stochastic
-from ..errors import InvalidParameterError, SizeLimitError
+from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-
-LOSS_MERGE_TOL = 1e-10
-"""Privacy-loss values equal to this relative precision are merged into one atom."""
-
-MAX_ATOMS = 2_000_000
-"""Largest number of distinct privacy-loss atoms of a composition."""
-
-MAX_PAIRS = 200_000_000
-"""Largest number of atom pairs one convolution step may combine (a bound on the work)."""
-
-_BLOCK = 1_000_000
+from .pld import LossAtoms
 
 CONVEXITY_TOL = 1e-9
 """Slack when checking that a curve is convex (a genuine trade-off function)."""
@@ -125,7 +116,7 @@ class TradeoffCurve:
 
     def __call__(self, alphas: Any) -> np.ndarray | float:
         """The curve at ``alphas`` (array_like in [0, 1]); same shape as ``alphas``."""
-        x = _check_alphas(alphas)
+        x = check_alphas(alphas)
         return np.interp(x, self.alphas, self.betas)
 
     def __len__(self) -> int:
@@ -146,7 +137,9 @@ class TradeoffCurve:
         return list(zip(self.alphas.tolist(), self.betas.tolist(), strict=True))
 
 
-def _check_alphas(alphas: Any) -> np.ndarray:
+def check_alphas(alphas: Any) -> np.ndarray:
+    """``alphas`` (type I errors) as a float array, each in ``[0, 1]``; otherwise an
+    :class:`~mechdesign.errors.InvalidParameterError` naming the first bad value."""
     try:
         x = np.asarray(alphas, dtype=float)
     except (TypeError, ValueError):
@@ -181,8 +174,11 @@ def _simplify(alphas: np.ndarray, betas: np.ndarray) -> tuple[np.ndarray, np.nda
     return a[keep], b[keep]
 
 
-def _lower_hull(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Lower convex hull (monotone chain) of points; lowest b kept for repeated a."""
+def lower_convex_hull(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lower convex hull of the points ``(a[i], b[i])`` (Andrew's monotone chain), as
+    arrays of its vertices in increasing ``a``; the lowest ``b`` is kept for a repeated ``a``.
+    A trade-off function is convex, so a curve known at some tests is at most the hull of
+    their points, and equal to it when every test is a mixture of those."""
     order = np.lexsort((b, a))
     a, b = a[order], b[order]
     keep = np.ones(len(a), dtype=bool)
@@ -199,7 +195,11 @@ def _lower_hull(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.array(ha), np.array(hb)
 
 
-def _make_curve(alphas: np.ndarray, betas: np.ndarray, label: str) -> TradeoffCurve:
+def curve_from_points(alphas: Any, betas: Any, label: str = "") -> TradeoffCurve:
+    """The :class:`TradeoffCurve` through the points ``(alphas[i], betas[i])`` in any order:
+    values clipped to ``[0, 1]``, alphas within a few ulps joined (smallest beta kept),
+    collinear interior points dropped, and the ends ``alpha = 0`` and ``alpha = 1`` added
+    (level with the nearest point) when missing."""
     a = np.clip(np.asarray(alphas, dtype=float), 0.0, 1.0)
     b = np.clip(np.asarray(betas, dtype=float), 0.0, 1.0)
     a, b = _simplify(a, b)
@@ -215,57 +215,6 @@ def _make_curve(alphas: np.ndarray, betas: np.ndarray, label: str) -> TradeoffCu
 # ============================================================================ privacy-loss atoms
 
 
-@dataclass(frozen=True)
-class _Atoms:
-    """Atoms in decreasing order of the loss ``l = log_b - log_a`` (+inf first, -inf last)."""
-
-    log_a: np.ndarray
-    log_b: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.log_a)
-
-
-def _group_logsumexp(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    if len(values) == 0:
-        return values
-    top = np.maximum.reduceat(values, starts)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    counts = np.diff(np.append(starts, len(values)))
-    shifted = np.exp(values - np.repeat(safe, counts))
-    with np.errstate(divide="ignore"):
-        return safe + np.log(np.add.reduceat(shifted, starts))
-
-
-def _merge(log_a: np.ndarray, log_b: np.ndarray) -> _Atoms:
-    """Group atoms by (rounded) loss, sum their masses in log space, sort by loss."""
-    log_a, log_b = np.ravel(log_a), np.ravel(log_b)
-    live_a, live_b = log_a > -np.inf, log_b > -np.inf
-    parts_a, parts_b = [], []
-    pinf = ~live_a & live_b  # P = 0 < Q: loss +inf, rejected first
-    if pinf.any():
-        parts_a.append(np.array([-np.inf]))
-        parts_b.append(np.array([special.logsumexp(log_b[pinf])]))
-    fin = live_a & live_b
-    if fin.any():
-        la, lb = log_a[fin], log_b[fin]
-        loss = lb - la
-        scale = max(1.0, float(np.abs(loss).max()))
-        key = np.rint(loss / (LOSS_MERGE_TOL * scale)).astype(np.int64)
-        order = np.argsort(-key, kind="stable")
-        key, la, lb = key[order], la[order], lb[order]
-        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        parts_a.append(_group_logsumexp(la, starts))
-        parts_b.append(_group_logsumexp(lb, starts))
-    minf = live_a & ~live_b  # Q = 0 < P: loss -inf, rejected last
-    if minf.any():
-        parts_a.append(np.array([special.logsumexp(log_a[minf])]))
-        parts_b.append(np.array([-np.inf]))
-    if not parts_a:
-        raise InvalidParameterError("the distributions have no mass")
-    return _Atoms(np.concatenate(parts_a), np.concatenate(parts_b))
-
-
 def _check_distribution(values: Any, name: str) -> np.ndarray:
     try:
         arr = np.asarray(values, dtype=float)
@@ -278,69 +227,38 @@ def _check_distribution(values: Any, name: str) -> np.ndarray:
     return check_stochastic(arr[None, :], name)[0]
 
 
-def _atoms_from_pair(P: np.ndarray, Q: np.ndarray) -> _Atoms:
+def _atoms_from_pair(P: np.ndarray, Q: np.ndarray) -> LossAtoms:
+    """The privacy-loss atoms of ``(P, Q)`` (loss ``ln P - ln Q``) of validated vectors."""
     if P.shape != Q.shape:
         raise InvalidParameterError(
             f"P and Q must have the same length, got {P.shape[0]} and {Q.shape[0]}")
     with np.errstate(divide="ignore"):
-        return _merge(np.log(P), np.log(Q))
+        return LossAtoms.from_log_masses(np.log(P), np.log(Q))
 
 
-def _convolve(A: _Atoms, B: _Atoms) -> _Atoms:
-    """Atoms of the product pair: all sums of losses, merged; the outer product is formed in
-    blocks of at most :data:`_BLOCK` pairs so memory stays small when the losses collapse."""
-    n = len(A) * len(B)
-    if n > MAX_PAIRS:
-        raise SizeLimitError(
-            f"composing {len(A)} x {len(B)} = {n} pairs of privacy-loss atoms exceeds "
-            f"MAX_PAIRS = {MAX_PAIRS}; use fewer compositions or the Gaussian approximation")
-    if n <= _BLOCK:
-        out = _merge(A.log_a[:, None] + B.log_a[None, :], A.log_b[:, None] + B.log_b[None, :])
-    else:
-        rows = max(1, _BLOCK // len(B))
-        out = None
-        for i in range(0, len(A), rows):
-            part = _merge(A.log_a[i:i + rows, None] + B.log_a[None, :],
-                          A.log_b[i:i + rows, None] + B.log_b[None, :])
-            out = part if out is None else _merge(np.concatenate([out.log_a, part.log_a]),
-                                                  np.concatenate([out.log_b, part.log_b]))
-            _check_atoms(out)
-        assert out is not None
-    _check_atoms(out)
-    return out
-
-
-def _check_atoms(A: _Atoms) -> None:
-    if len(A) > MAX_ATOMS:
-        raise SizeLimitError(
-            f"the composition has more than MAX_ATOMS = {MAX_ATOMS} distinct privacy-loss "
-            f"values ({len(A)}): the losses do not collapse (they are not commensurate); use "
-            "fewer compositions or the Gaussian approximation")
-
-
-def _power(A: _Atoms, k: int) -> _Atoms:
-    """k-fold convolution by repeated squaring."""
-    return power_by_squaring(A, k, _convolve)
-
-
-def _curve_from_atoms(A: _Atoms, label: str) -> TradeoffCurve:
-    """Neyman-Pearson: reject atoms in decreasing loss order."""
+def _curve_from_atoms(A: LossAtoms, label: str) -> TradeoffCurve:
+    """Neyman-Pearson: reject the atoms of ``(P, Q)`` in increasing order of the loss
+    ``ln P/Q`` (the atom ``-inf``, where P = 0, first; ``+inf``, where Q = 0, last)."""
+    a, b = np.exp(A.log_masses), np.exp(A.log_masses_prime)
+    if A.mass_minus_inf > 0:
+        a, b = np.r_[0.0, a], np.r_[A.mass_minus_inf, b]
+    if A.mass_inf > 0:
+        a, b = np.r_[a, A.mass_inf], np.r_[b, 0.0]
     # extended precision for the running sums (a 1000-term double cumsum drifts by ~1e-13);
     # betas are suffix sums, so small tails keep their full relative precision
-    a = np.exp(A.log_a).astype(np.longdouble)
-    b = np.exp(A.log_b).astype(np.longdouble)
+    a, b = a.astype(np.longdouble), b.astype(np.longdouble)
     alphas = np.concatenate([[0.0], np.cumsum(a).astype(float)])
     betas = np.concatenate([np.cumsum(b[::-1])[::-1].astype(float), [0.0]])
     alphas[-1] = 1.0  # the total P mass is 1 within 1e-9; pin the end of the domain
-    curve = _make_curve(alphas, betas, label)
+    curve = curve_from_points(alphas, betas, label)
     if not curve.is_convex:
         # Neyman-Pearson curves are convex; a violation is rounding (a beta of 1 - 2e-18
         # stored as 1.0), removed by taking the lower convex hull of the breakpoints
-        curve = _make_curve(*_lower_hull(curve.alphas, curve.betas), label)
+        curve = curve_from_points(*lower_convex_hull(curve.alphas, curve.betas), label)
     return curve
 
 
-def _atoms_from_curve(f: TradeoffCurve) -> _Atoms:
+def _atoms_from_curve(f: TradeoffCurve) -> LossAtoms:
     """A pair of finite distributions whose trade-off function is ``f`` (one atom per segment)."""
     if not f.is_convex:
         raise InvalidParameterError(
@@ -355,9 +273,8 @@ def _atoms_from_curve(f: TradeoffCurve) -> _Atoms:
     db = np.maximum(-np.diff(f.betas), 0.0)
     head = max(1.0 - float(f.betas[0]), 0.0)
     with np.errstate(divide="ignore"):
-        la = np.log(np.concatenate([[0.0], da]))
-        lb = np.log(np.concatenate([[head], db]))
-    return _merge(la, lb)
+        return LossAtoms.from_log_masses(np.log(np.concatenate([[0.0], da])),
+                                         np.log(np.concatenate([[head], db])))
 
 
 # ============================================================================ pairs and mechanisms
@@ -383,10 +300,7 @@ def check_pair(m: Mechanism | EvidentialMechanism, pair: Any) -> tuple[int, int]
 
 
 def _pair_curve(P: np.ndarray, Q: np.ndarray, k: int, label: str) -> TradeoffCurve:
-    A = _atoms_from_pair(P, Q)
-    if k > 1:
-        A = _power(A, k)
-    return _curve_from_atoms(A, label)
+    return _curve_from_atoms(_atoms_from_pair(P, Q).self_compose(k), label)
 
 
 def tradeoff_function(first: Any, second: Any = None, /, *, pair: Any = None,
@@ -482,26 +396,26 @@ def tradeoff_curve(first: Any, second: Any = None, third: Any = None, /, *,
 # ============================================================================ pointwise minimum
 
 
-def lower_envelope(curves: Sequence[TradeoffCurve], label: str = "") -> TradeoffCurve:
+def lower_envelope(curves: Sequence[TradeoffCurve | tuple[Any, Any]],
+                   label: str = "") -> TradeoffCurve:
     r"""The exact pointwise minimum of piecewise-linear curves, crossings included.
 
-    Between two consecutive breakpoints of the union every curve is linear, so the minimum
-    there is the lower envelope of lines, traced by walking from line to line at the
-    crossings. The result is piecewise linear and non-increasing, but need not be convex.
-    Exact up to 1e-15 in beta (curves closer than that at a breakpoint count as equal).
+    Each item is a :class:`TradeoffCurve` or raw breakpoints ``(alphas, betas)`` with
+    alphas strictly increasing from 0 to 1. Between two consecutive breakpoints of the union
+    every curve is linear, so the minimum there is the lower envelope of lines, traced by
+    walking from line to line at the crossings. The result is piecewise linear and
+    non-increasing, but need not be convex. Exact up to 1e-15 in beta (curves closer than
+    that at a breakpoint count as equal).
     """
     curves = list(curves)
     if not curves:
         raise InvalidParameterError("lower_envelope needs at least one curve")
-    if len(curves) == 1:
+    if len(curves) == 1 and isinstance(curves[0], TradeoffCurve):
         c = curves[0]
         return TradeoffCurve(c.alphas, c.betas, label or c.label)
-    return _envelope([(c.alphas, c.betas) for c in curves], label)
-
-
-def _envelope(pieces: Sequence[tuple[np.ndarray, np.ndarray]], label: str) -> TradeoffCurve:
-    """:func:`lower_envelope` of raw breakpoint arrays (each with strictly increasing alphas
-    covering [0, 1])."""
+    pieces = [(c.alphas, c.betas) if isinstance(c, TradeoffCurve)
+              else (np.asarray(c[0], dtype=float), np.asarray(c[1], dtype=float))
+              for c in curves]
     U = np.unique(np.concatenate([a for a, _ in pieces]))
     V = np.unique(np.array([np.interp(U, a, b) for a, b in pieces]), axis=0)
     lo = V.min(axis=0)
@@ -533,7 +447,7 @@ def _envelope(pieces: Sequence[tuple[np.ndarray, np.ndarray]], label: str) -> Tr
             t = t_next
             xs.append(np.array([U[i] + t * (U[i + 1] - U[i])]))
             ys.append(np.array([v0[cur] + t * s[cur]]))
-    return _make_curve(np.concatenate(xs), np.concatenate(ys), label)
+    return curve_from_points(np.concatenate(xs), np.concatenate(ys), label)
 
 
 # ============================================================================ f_{eps, delta}
@@ -551,7 +465,7 @@ def tradeoff_dp(epsilon: float, alphas: Any, delta: float = 0.0) -> np.ndarray |
     """
     eps = check_epsilon(epsilon, allow_inf=True)
     d = check_delta(delta)
-    x = _check_alphas(alphas)
+    x = check_alphas(alphas)
     up = math.exp(eps) if eps < 709 else math.inf
     down = math.exp(-eps)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -567,7 +481,7 @@ def tradeoff_function_dp(epsilon: float, delta: float = 0.0) -> TradeoffCurve:
     kink = (1.0 - d) / (1.0 + math.exp(eps)) if eps < 709 else 0.0
     a = np.array([0.0, kink, 1.0 - d, 1.0])
     b = np.array([1.0 - d, math.exp(-eps) * (1.0 - d - kink), 0.0, 0.0])
-    return _make_curve(a, b, f"f_({eps:g}, {d:g})")
+    return curve_from_points(a, b, f"f_({eps:g}, {d:g})")
 
 
 def epsilon_of_tradeoff(f: TradeoffCurve) -> float:
@@ -597,7 +511,7 @@ def epsilon_of_tradeoff(f: TradeoffCurve) -> float:
 # ============================================================================ tensor products
 
 
-def _as_atoms(item: Any) -> _Atoms:
+def _as_atoms(item: Any) -> LossAtoms:
     if isinstance(item, TradeoffCurve):
         return _atoms_from_curve(item)
     try:
@@ -624,7 +538,7 @@ def tensor_product(*factors: Any) -> TradeoffCurve:
         raise InvalidParameterError("tensor_product needs at least one factor")
     A = _as_atoms(factors[0])
     for item in factors[1:]:
-        A = _convolve(A, _as_atoms(item))
+        A = A.compose(_as_atoms(item))
     return _curve_from_atoms(A, " (x) ".join(
         f.label if isinstance(f, TradeoffCurve) and f.label else "T" for f in factors))
 
@@ -633,7 +547,7 @@ def tensor_power(f: Any, k: int) -> TradeoffCurve:
     """``f^{(x) k}`` by repeated squaring of the privacy-loss atoms (see :func:`tensor_product`)."""
     k = check_int(k, "k", 1)
     label = f.label if isinstance(f, TradeoffCurve) and f.label else "T"
-    return _curve_from_atoms(_power(_as_atoms(f), k), f"{label}^(x){k}")
+    return _curve_from_atoms(_as_atoms(f).self_compose(k), f"{label}^(x){k}")
 
 
 # ============================================================================ duality
@@ -685,10 +599,12 @@ def tradeoff_gaussian(mu: float, alphas: Any) -> np.ndarray | float:
     m = check_real(mu, "mu")
     if m < 0:
         raise InvalidParameterError(f"mu must be >= 0, got {m!r}")
-    x = _check_alphas(alphas)
+    x = check_alphas(alphas)
     if math.isinf(m):
         return np.where(x > 0, 0.0, 1.0) if np.ndim(x) else float(x == 0)
-    return stats.norm.cdf(stats.norm.isf(x) - m)
+    from scipy.stats import norm  # heavy (scipy.stats): imported when used
+
+    return norm.cdf(norm.isf(x) - m)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from mechdesign import (
     epsilon_ldp,
     randomized_response,
 )
-from mechdesign.accounting import tradeoff as tradeoff_module
+from mechdesign.accounting import pld as tradeoff_module
 from mechdesign.accounting.tradeoff import (
     GaussianApproximation,
     TradeoffCurve,
