@@ -14,7 +14,6 @@ from typing import Literal
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import bdtr, gammaln
-from scipy.stats import binom
 
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidParameterError
@@ -78,6 +77,8 @@ class _Clones:
 
 
 def _clones(eps0: float, n: int) -> _Clones:
+    from scipy.stats import binom  # heavy (scipy.stats): imported when used
+
     N = n - 1
     p = math.exp(-eps0)
     if N == 0:
