@@ -20,6 +20,7 @@ _NAMES = {
     "basic_composition": ".bounds",
     "belief_composition": ".belief_composition",
     "BeliefComposition": ".belief_composition",
+    "check_advanced": ".bounds",
     "check_alphas": ".tradeoff",
     "check_pair": ".tradeoff",
     "coarsened_step": ".pld",

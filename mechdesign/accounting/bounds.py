@@ -56,6 +56,18 @@ def basic_composition(epsilons: Any, deltas: Any = None) -> CompositionBound:
     return CompositionBound(float(sum(eps)), float(min(1.0, sum(dl))), "basic")
 
 
+def check_advanced(epsilon: float, delta: float, k: int, delta_prime: float
+                   ) -> tuple[float, float, int, float]:
+    """The validated arguments of the Hoeffding-type bounds (advanced composition and advanced
+    grouposition): ``epsilon >= 0``, ``0 <= delta <= 1``, ``k >= 1``, ``0 < delta_prime <= 1``
+    (a typed :class:`~mechdesign.errors.InvalidParameterError` naming the value otherwise)."""
+    eps, d, k = check_epsilon(epsilon), check_delta(delta), check_int(k, "k", 1)
+    dp = check_probability(delta_prime, "delta_prime")
+    if dp == 0:
+        raise InvalidParameterError("delta_prime must be > 0, got 0.0")
+    return eps, d, k, dp
+
+
 def advanced_composition(epsilon: float, delta: float, k: int,
                          delta_prime: float) -> CompositionBound:
     r"""Advanced composition (Dwork, Rothblum, Vadhan 2010): k-fold (eps, delta)-DP is
@@ -65,12 +77,7 @@ def advanced_composition(epsilon: float, delta: float, k: int,
 
     Not capped by ``k eps``: compare with :func:`basic_composition`.
     """
-    eps = check_epsilon(epsilon)
-    d = check_delta(delta)
-    k = check_int(k, "k", 1)
-    dp = check_probability(delta_prime, "delta_prime")
-    if dp == 0:
-        raise InvalidParameterError("delta_prime must be > 0, got 0.0")
+    eps, d, k, dp = check_advanced(epsilon, delta, k, delta_prime)
     val = math.sqrt(2 * k * -math.log(dp)) * eps + k * eps * math.expm1(eps)
     return CompositionBound(val, min(1.0, k * d + dp), "advanced (Dwork-Rothblum-Vadhan)")
 

@@ -14,10 +14,11 @@ from typing import Any, Literal
 import numpy as np
 
 from .._coerce import as_mechanism
-from .._validation import check_delta, check_epsilon, check_int, check_probability
+from .._validation import check_epsilon, check_int, check_probability
 from ..errors import InvalidMechanismError, InvalidParameterError
 from ..mechanism import Mechanism
 from ..privacy.measures import epsilon_deletion, epsilon_ldp
+from .bounds import check_advanced
 
 
 def sequential_epsilon(epsilon1: float, epsilon2: float) -> float:
@@ -170,11 +171,6 @@ def advanced_grouposition_approx(epsilon: float, delta: float, k: int,
     GroupPrivacy
         ``formula_delta = min(1, k delta + delta')``, ``group_delta = min(1, k delta)``.
     """
-    eps = check_epsilon(epsilon)
-    d = check_delta(delta)
-    k = check_int(k, "k", 1)
-    dp = check_probability(delta_prime, "delta_prime")
-    if dp == 0:
-        raise InvalidParameterError("delta_prime must be > 0, got 0.0")
+    eps, d, k, dp = check_advanced(epsilon, delta, k, delta_prime)
     formula = k * eps * eps / 2 + eps * math.sqrt(2 * k * -math.log(dp))
     return _pick(formula, min(1.0, k * d + dp), k * eps, min(1.0, k * d))
