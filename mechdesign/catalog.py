@@ -34,7 +34,6 @@ from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
-from scipy.special import log_expit
 
 from ._exact import exp_bracket, float_down, float_up
 from ._validation import check_epsilon, check_int, check_probability
@@ -250,6 +249,8 @@ def unary_encoding(k: int, epsilon: float, optimized: bool = False) -> Mechanism
         raise SizeLimitError(f"unary_encoding builds 2^k outputs; k = {k} exceeds {MAX_UNARY_K}")
     _refuse_large_epsilon(f"unary_encoding(optimized={optimized})", eps,
                           _max_eps_unary(k, optimized))
+    from scipy.special import log_expit  # loaded on first use
+
     bits = np.array(list(itertools.product((0, 1), repeat=k)), dtype=bool)  # (2^k, k)
     own = np.eye(k, dtype=bool)  # own[x, i]: bit i is the one-hot bit of input x
     if optimized:

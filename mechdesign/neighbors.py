@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy import sparse
-from scipy.sparse import csgraph
 
 from .errors import InvalidParameterError
 
@@ -133,6 +131,9 @@ def graph_dilation(D: np.ndarray, edges: Sequence[tuple[int, int, float]]) -> fl
     k = len(D)
     u = np.array([e[0] for e in edges], dtype=int)
     v = np.array([e[1] for e in edges], dtype=int)
+    from scipy import sparse  # loaded on first use
+    from scipy.sparse import csgraph
+
     W = sparse.coo_matrix((D[u, v], (u, v)), shape=(k, k)).tocsr()
     return _dilation(D, csgraph.shortest_path(W, method="D", directed=False))
 

@@ -26,6 +26,7 @@ from mechdesign import losses
 from mechdesign.accounting import (
     amplification,
     belief_composition,
+    bounds,
     composition,
     sequential,
     tradeoff,
@@ -156,9 +157,9 @@ PY_CASES = [
      r"pair \(0, 5\)"),
     ("compose-different-inputs", lambda: composition.compose([W, md.randomized_response(3, 1)]),
      InvalidMechanismError, r"input counts \[2, 3\]"),
-    ("basic-composition-lengths", lambda: composition.basic_composition([1.0, 2.0], [0.1]),
+    ("basic-composition-lengths", lambda: bounds.basic_composition([1.0, 2.0], [0.1]),
      InvalidParameterError, r"\(2 and 1\)"),
-    ("advanced-composition-delta-prime", lambda: composition.advanced_composition(
+    ("advanced-composition-delta-prime", lambda: bounds.advanced_composition(
         1.0, 0.0, 10, 1.5), InvalidParameterError, r"delta_prime .* got 1\.5"),
     ("epsilon-composed-delta", lambda: composition.epsilon_composed(W, 2.0),
      InvalidParameterError, r"got 2\.0"),

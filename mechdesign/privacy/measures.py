@@ -38,8 +38,6 @@ from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix, csr_matrix, hstack, identity, vstack
 
 from .._coerce import as_evidential, as_mechanism
 from .._exact import dyadic_integers, event_sums, log_ratio, round_up
@@ -383,6 +381,9 @@ def deletion_lp(Q: np.ndarray, epsilon: float) -> DeletionLP | None:
     feasible and bounded; with tolerances that tight, HiGHS occasionally gives up)."""
     k, n = Q.shape
     e = math.exp(min(epsilon, DELETION_LP_MAX_EPSILON))
+    from scipy.optimize import linprog  # loaded on first use (import cost 0.5 s)
+    from scipy.sparse import coo_matrix, csr_matrix, hstack, identity, vstack
+
     I_kn = identity(k * n, format="csr")
     R = csr_matrix(np.tile(np.eye(n), (k, 1)))  # (k n, n): row (x, y) picks r_y
     z1 = csr_matrix((k * n, 1))
