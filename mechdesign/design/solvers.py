@@ -2,8 +2,8 @@
 numbers in ``benchmarks/README.md``).
 
 * LPs above :data:`LP_CLARABEL_ABOVE` variables and conic programs: Clarabel with
-  tolerances 1e-10. On the 10 x 10 metric LP Clarabel took 0.78 s against 6.6 s for HiGHS
-  interior point and 16.8 s for HiGHS simplex; on the pure-LDP LP at k = 200, 2.2 s.
+  tolerances 1e-10 (several times faster than HiGHS interior point and simplex on the
+  large metric and pure-LDP LPs).
 * Smaller LPs: HiGHS interior point with crossover (a vertex solution with exact zeros;
   these solve in well under a second whatever the solver).
 No banner is printed.
@@ -234,10 +234,10 @@ def run_interruptible(target: Callable[[], Any], stop: threading.Event) -> Any:
 
     The native solvers release the GIL while they iterate, but a signal handler runs only
     in the main thread between bytecodes: while the main thread sits in a native call,
-    Ctrl-C waits for the call to return (measured: 8 s for HiGHS interior point, 31 s for
-    simplex at k = 150). Here the main thread only waits, so ``KeyboardInterrupt`` is
-    raised at once; ``stop`` is then set (the solvers' interrupt callbacks read it: HiGHS
-    stopped within 0.01-0.03 s, Clarabel 0.07-0.2 s), the worker is given
+    Ctrl-C waits for the call to return (seconds to minutes on a large LP). Here the main
+    thread only waits, so ``KeyboardInterrupt`` is raised at once; ``stop`` is then set
+    (the solvers' interrupt callbacks read it and stop within a fraction of a second), the
+    worker is given
     :data:`INTERRUPT_GRACE` seconds, and the interrupt is re-raised.
     """
     done = threading.Event()
@@ -380,8 +380,7 @@ def dual_bound(prob: cp.Problem, data: dict, raw: Any) -> float | None:
 
 # HiGHS simplex, each point of a sweep started from the previous point's optimal basis.
 # cvxpy's own warm_start for HiGHS passes the previous *solution* (setSolution), which the
-# simplex does not use as a start: measured at k = 50 (LDP, 50 points) 42,414 iterations
-# against 42,808 cold; from the basis, 3,397 (primal simplex) or 5,642 (dual).
+# simplex does not use as a start; the basis cuts the iterations about tenfold.
 WARM_HIGHS_OPTIONS = {"solver": "simplex", "simplex_strategy": 4,
                       "primal_feasibility_tolerance": 1e-10,
                       "dual_feasibility_tolerance": 1e-10}
@@ -390,9 +389,9 @@ from 1e-7 so certification needs no repair."""
 
 WARM_HIGHS_MAX_VARS = 3_000
 """Above this many variables *and* :data:`WARM_HIGHS_MAX_ROWS_PER_VAR` constraint rows per
-variable, a default sweep uses Clarabel instead of the warm-started simplex (50-point sweeps,
-warm simplex / compiled Clarabel: LDP k = 80 2.1 s / 13.7 s; metric line k = 80, about 2
-rows per variable, 18.0 s / 10.7 s)."""
+variable, a default sweep uses Clarabel instead of the warm-started simplex (the simplex
+wins on pure-LDP sweeps, Clarabel on metric LPs with many rows per variable;
+``benchmarks/frontier_sweep.py``)."""
 
 WARM_HIGHS_MAX_ROWS_PER_VAR = 1.5
 
@@ -414,15 +413,14 @@ def warm_highs_applies(prob: cp.Problem, solver: str | None, options: dict) -> b
 class WarmHighs:
     """Solve a compiled LP with HiGHS simplex from the previous call's optimal basis.
 
-    Called as ``runner(prob)`` in place of ``prob.solve(...)`` (see ``DesignProblem._run``).
+    Called as ``runner(prob)`` in place of ``prob.solve(...)`` (see :meth:`Program.run`).
     The LP data come from cvxpy (``get_problem_data``: with parameters only the parameter
     map is re-applied) and the answer goes back through ``unpack_results``, so values, duals
     and status are set as by ``Problem.solve``. A warm start that ends in any status but
-    optimal is re-run cold (measured: 1 or 2 of 50 points on the metric line at k = 50 stop
-    with ``kUnknown`` from the previous basis). This uses cvxpy's solver-interface data
-    layout; if a cvxpy release changes it, every call raises ``cp.SolverError`` and the
-    caller's fallback solver takes over (never a wrong answer: values come only through
-    ``unpack_results``).
+    optimal is re-run cold (a warm start occasionally stops with ``kUnknown``). This uses
+    cvxpy's solver-interface data layout; if a cvxpy release changes it, every call raises
+    ``cp.SolverError`` and the caller's fallback solver takes over (never a wrong answer:
+    values come only through ``unpack_results``).
     """
 
     def __init__(self) -> None:
@@ -487,7 +485,7 @@ def _highs_lp(data: dict) -> object:
 
 @dataclass(frozen=True)
 class Run:
-    """One solve attempt of a design problem (see ``DesignProblem._attempts``).
+    """One solve attempt of a design problem (see :meth:`Program.attempts`).
 
     ``Q`` is a copy of the solver's matrix (None without a solution), ``solver_value``
     the solver's objective and ``bound`` the independent dual bound, both in the

@@ -189,8 +189,7 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
     a = S / c
     WU = None if objective.weights is None else objective.weights @ U
     # and the criterion to O(1): k-RR (v = e^eps / (e^eps + k - 1) on each singleton) scores
-    # 1 (A, E) or 0 (D) (Clarabel stopped with NumericalError on fuzz seed 6577, where the
-    # unnormalised optimum was about 1e3, depending on the last bits of the coefficients)
+    # 1 (A, E) or 0 (D); unnormalised optima of order 1e3 stop Clarabel on numerical errors
     ones = 1 << np.arange(k)
     M_rr = np.einsum("ap,bp->ab", V[:, ones] * (c[ones] / (np.exp(epsilon) + k - 1)),
                      V[:, ones] / den[ones])
@@ -328,9 +327,9 @@ def _reduced_costs(criterion: str, WU: np.ndarray | None, V: np.ndarray, den: np
 
 
 CLARABEL_RETRIES: tuple[dict, ...] = ({}, {"static_regularization_enable": False})
-"""Settings tried in turn when Clarabel is the default choice. Static regularisation off
-rescued the one failure in 10,000 fuzz cases (a prior entry of 2e-6 at eps = 9.4: Clarabel
-stopped with NumericalError at iteration 23 with the defaults)."""
+"""Settings tried in turn when Clarabel is the default choice: static regularisation off
+solves programs with tiny prior entries at large epsilon on which the defaults stop with a
+numerical error (a regression test pins one)."""
 
 
 TIME_LIMIT_KEYS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
@@ -344,8 +343,7 @@ def _solve_with_retries(prob: cp.Problem, v: cp.Variable, name: str, options: di
 
     With the default solver and no user options, the settings of :data:`CLARABEL_RETRIES`
     are tried in turn until one ends ``optimal``; an ``optimal_inaccurate`` attempt is kept
-    in reserve and returned with ``accurate=False`` only if none does (measured: the
-    defaults' inaccurate answer was 2e-5 above the optimum that the retry found). A user's
+    in reserve and returned with ``accurate=False`` only if none does. A user's
     explicit solver or options are tried once, as given. A ``deadline`` gives each attempt
     its remaining time (:data:`TIME_LIMIT_KEYS`); a solve it stops raises
     ``SolverFailedError`` naming the limit.

@@ -78,8 +78,8 @@ PROBE_POINTS = 3
 """Automatic mode solves this many points here first, timing the cold and warm solves."""
 
 POOL_OVERHEAD = 0.3
-"""Seconds to start, feed and stop a process pool (measured 0.14-0.16 s for 2 workers with
-trivial chunks on the 2-core development machine; doubled for safety)."""
+"""Seconds to start, feed and stop a process pool (twice the cost measured for 2 workers
+with trivial chunks by ``benchmarks/frontier_sweep.py``)."""
 
 MAX_AUTO_WORKERS = 4
 
@@ -160,9 +160,9 @@ def pool_pays(n_rest: int, warm_time: float, build_time: float, cold_time: float
     keeps a piece, warm) beats solving them here, from the probe's timings.
 
     Here: ``n_rest * warm_time``. Spread: each of the other ``workers - 1`` pieces compiles
-    and starts cold, the pieces run side by side, plus :data:`POOL_OVERHEAD`; a 2-core
-    machine shared with other work gave 2 workers between 0.7x and 1.4x of one, so the
-    saving is halved: ``n_rest * warm_time * (1 - 1/workers) / 2``."""
+    and starts cold, the pieces run side by side, plus :data:`POOL_OVERHEAD`; the saving
+    is halved for safety (workers share the machine with other work):
+    ``n_rest * warm_time * (1 - 1/workers) / 2``."""
     if workers < 2 or n_rest < 2 * workers:
         return False
     saving = n_rest * warm_time * (1 - 1 / workers) / 2
@@ -341,12 +341,10 @@ def frontier(problem: DesignProblem, epsilons: Sequence[float], *, solver: str |
     LPs are solved by HiGHS simplex (primal, tolerances 1e-10) started from the previous
     epsilon's optimal basis, unless a large LP has many rows per variable
     (> :data:`WARM_HIGHS_MAX_VARS` variables and > 1.5 rows per variable: Clarabel, with the
-    fallback of :meth:`DesignProblem.solve`). Measured on 2 shared cores, 50 points in
-    [0.1, 4], best of 2, warm simplex against compiled Clarabel: LDP k = 20, 30, 50, 80:
-    0.29/0.41, 0.25/0.72, 0.58/2.58, 2.09/13.65 s; metric line k = 20, 30, 50, 80:
-    0.20/0.41, 0.48/1.03, 3.20/3.71, 17.99/10.66 s. (cvxpy's own HiGHS warm start passes
-    the previous solution, not the basis: 42,414 simplex iterations against 42,808 cold
-    at LDP k = 50; from the basis 3,397.) A warm start that stops short is re-run cold.
+    fallback of :meth:`DesignProblem.solve`); ``benchmarks/frontier_sweep.py`` measures
+    the two side by side. The warm start passes the previous optimal basis (cvxpy's own
+    HiGHS warm start passes the previous solution, which saves few simplex iterations). A
+    warm start that stops short is re-run cold.
 
     Parameters
     ----------
