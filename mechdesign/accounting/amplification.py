@@ -13,8 +13,9 @@ from typing import Literal
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import bdtr, gammaln
+from scipy.special import bdtr
 
+from .._algebra import log_multinomial
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidParameterError
 from ..privacy.conversions import Guarantee
@@ -73,7 +74,6 @@ class _Clones:
     c: np.ndarray       # clone counts summed over
     w: np.ndarray       # their Bin(n - 1, e^-eps0) probabilities
     tail: float         # mass of the counts left out
-    lfact: np.ndarray   # ln c! - c ln 2
 
 
 def _clones(eps0: float, n: int) -> _Clones:
@@ -83,7 +83,7 @@ def _clones(eps0: float, n: int) -> _Clones:
     p = math.exp(-eps0)
     if N == 0:
         c = np.zeros(1, dtype=np.int64)
-        return _Clones(eps0, n, c, np.ones(1), 0.0, np.zeros(1))
+        return _Clones(eps0, n, c, np.ones(1), 0.0)
     mean, sd = N * p, math.sqrt(N * p * (1 - p))
     width = 12.0
     while True:  # widen until the left-out mass is below CLONE_TAIL (or nothing is left out)
@@ -95,7 +95,7 @@ def _clones(eps0: float, n: int) -> _Clones:
         width *= 2
     c = np.arange(lo, hi + 1)
     w = np.exp(binom.logpmf(c, N, p))
-    return _Clones(eps0, n, c, w, tail, gammaln(c + 1.0) - c * math.log(2.0))
+    return _Clones(eps0, n, c, w, tail)
 
 
 def _clone_delta(cl: _Clones, eps: float) -> float:
@@ -108,7 +108,7 @@ def _clone_delta(cl: _Clones, eps: float) -> float:
     tau = math.expm1(eps + eps0) / (math.exp(eps) * math.expm1(eps0 - eps))
     astar = np.ceil((c + 1) / (1.0 + tau)).astype(np.int64) - 1
     astar = np.clip(astar, 0, c)
-    log_b = cl.lfact - gammaln(astar + 1.0) - gammaln(c - astar + 1.0)
+    log_b = log_multinomial(np.stack([astar, c - astar], axis=1)) - c * math.log(2.0)
     B0 = np.where(astar >= 1, bdtr(np.maximum(astar - 1, 0), c, 0.5), 0.0)
     c1 = (math.exp(eps0) - math.exp(eps)) / (1.0 + math.exp(eps0))
     # sum_{a <= a*} [P(a) - e^eps Q(a)] = c1 b(a*) + (1 - e^eps) B(a* - 1)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln
 
+from .._algebra import log_multinomial
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidParameterError, SizeLimitError
 from .pld import LossAtoms
@@ -123,8 +123,7 @@ def randomized_response_atoms(epsilon: float, k: int = 1, delta: float = 0.0) ->
     ell = np.arange(k + 1)
     L = (k - 2 * ell) * eps
     log1pe = float(np.logaddexp(0.0, eps))
-    logm = gammaln(k + 1) - gammaln(ell + 1) - gammaln(k - ell + 1) + (k - ell) * eps \
-        - k * log1pe
+    logm = log_multinomial(np.stack([ell, k - ell], axis=1)) + (k - ell) * eps - k * log1pe
     log_keep = k * math.log1p(-d) if d < 1 else -math.inf
     return LossAtoms.from_losses(L[::-1].astype(float), logm[::-1] + log_keep, log_keep,
                                  scale=k * eps)

@@ -110,12 +110,15 @@ def test_one_pair_merges_equal_losses_and_keeps_both_masses():
     assert b.mass_minus_inf == pytest.approx(0.25, rel=1e-15)
 
 
+@pytest.mark.parametrize("method", ["auto", "powering", "multinomial"])
 @pytest.mark.parametrize("eps,k", [(0.1, 1), (0.1, 1000), (1.0, 7), (1.0, 300), (3.0, 50)])
-def test_k_fold_randomized_response_atoms_are_the_closed_form(eps, k):
+def test_k_fold_randomized_response_atoms_are_the_closed_form(eps, k, method):
     # loss (k - 2l) eps0 with masses C(k, l) p^(k-l) q^l under P and C(k, l) q^(k-l) p^l
-    # under P', eps0 = ln(p / q) of the stored entries p = Q[0, 0], q = Q[0, 1]
+    # under P', eps0 = ln(p / q) of the stored entries p = Q[0, 0], q = Q[0, 1]; both methods
+    # (auto sums count vectors here: k + 1 terms against ~k^2 / 1.5 pairs by powering)
     Q = md.randomized_response(2, eps).matrix
-    A = privacy_loss_atoms(Q[0], Q[1]).self_compose(k)
+    A = privacy_loss_atoms(Q[0], Q[1]).self_compose(k, method=method)
+    tol = 1e-12
     mp.mp.dps = 40
     p, q = mp.mpf(float(Q[0, 0])), mp.mpf(float(Q[0, 1]))
     ls = range(k, -1, -1)  # increasing loss
@@ -124,11 +127,11 @@ def test_k_fold_randomized_response_atoms_are_the_closed_form(eps, k):
                                rtol=0, atol=1e-15 * k * max(eps, 1.0))
     np.testing.assert_allclose(
         A.log_masses, [float(mp.log(mp.binomial(k, j) * p ** (k - j) * q ** j)) for j in ls],
-        rtol=0, atol=1e-12)
+        rtol=0, atol=tol)
     np.testing.assert_allclose(
         A.log_masses_prime,
         [float(mp.log(mp.binomial(k, j) * q ** (k - j) * p ** j)) for j in ls],
-        rtol=0, atol=1e-12)
+        rtol=0, atol=tol)
     # and the closed form of bounds.randomized_response_atoms at the matrix's epsilon
     kov = randomized_response_atoms(math.log(Q[0, 0] / Q[0, 1]), k)
     np.testing.assert_allclose(kov.losses, A.losses, rtol=0, atol=1e-12 * k)
@@ -151,6 +154,28 @@ def test_powering_multinomial_pairwise_and_brute_force_agree(PQ, k):
         assert_same_distribution(B, tuples)
         assert B.shift <= 4 * k * MERGE_RTOL * max(1.0, k * float(np.abs(A.losses).max(
             initial=0.0)))
+
+
+def test_auto_sums_count_vectors_when_they_are_fewer(monkeypatch):
+    # 1000-fold binary RR: 2 x 1001 multinomial terms against ~1.3 million pairs by powering;
+    # 40-fold 3-RR (a lattice of span 2): 3 x 861 terms against a few thousand pairs
+    calls = []
+    monkeypatch.setattr(pld, "_multinomial", lambda *a: calls.append("multinomial") or
+                        LossAtoms(np.empty(0), np.empty(0), 0.0, 0.0))
+    monkeypatch.setattr(pld, "power_by_squaring", lambda *a: calls.append("powering") or
+                        LossAtoms(np.empty(0), np.empty(0), 0.0, 0.0))
+    rr2 = md.randomized_response(2, 0.1).matrix
+    privacy_loss_atoms(rr2[0], rr2[1]).self_compose(1000)
+    rr3 = md.randomized_response(3, 1.0).matrix
+    lattice = privacy_loss_atoms(rr3[0], rr3[1])
+    lattice.self_compose(40)
+    # 5 atoms -2 eps .. 2 eps: 5 C(104, 4) = 2.2e7 terms against about 2e5 pairs
+    monkeypatch.undo()
+    five = lattice.compose(lattice)
+    monkeypatch.setattr(pld, "_multinomial", lambda *a: calls.append("multinomial"))
+    monkeypatch.setattr(pld, "power_by_squaring", lambda *a: calls.append("powering"))
+    five.self_compose(100)
+    assert five.n_atoms == 5 and calls == ["multinomial", "multinomial", "powering"]
 
 
 def test_auto_powers_a_lattice_and_sums_count_vectors_otherwise(monkeypatch):
