@@ -148,6 +148,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
 def test_ctrl_c_prints_one_line_and_exits_130(tmp_path):
     proc = _start(["solve", _big_problem(tmp_path), "--solver", "HIGHS"], tmp_path, IN_SOLVE)
@@ -159,6 +160,7 @@ def test_ctrl_c_prints_one_line_and_exits_130(tmp_path):
     assert err.strip().splitlines() == ["mechdesign: interrupted"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_no_frontier_worker_outlives_its_parent(tmp_path, sig):

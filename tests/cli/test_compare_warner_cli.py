@@ -73,6 +73,7 @@ def test_table_output_and_closed_forms_only(capsys):
     assert "1-2  0.5" in text
 
 
+@pytest.mark.slow
 def test_figures_written(tmp_path, capsys):
     out = tmp_path / "figs"
     assert main([*SMALL, "--reps", "30", "--seed", "1", "--out", str(out)]) == 0
@@ -106,6 +107,7 @@ def test_cli_prints_what_compare_warner_computes(capsys):
     assert len(c.rows) == 6 and len(c.path) == 5 and c.seed == 4
 
 
+@pytest.mark.slow
 def test_example_writes_the_five_figures_and_the_table(tmp_path, capsys):
     spec = importlib.util.spec_from_file_location("warner_vs_dont_know", EXAMPLE)
     example = importlib.util.module_from_spec(spec)

@@ -219,6 +219,7 @@ def test_time_limit_must_be_a_positive_number(bad):
             time_limit=bad)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("solver", "k"), [("HIGHS", 160), ("CLARABEL", 300)])
 def test_ctrl_c_interrupts_a_native_solve_within_a_second(solver, k):
     # FINDING: Ctrl-C was ignored until the native call returned (a 4-point metric LP sat

@@ -75,6 +75,7 @@ def _assert_ok(out: Outcome) -> None:
         assert out.excess <= TOL
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", _ci_params())
 def test_seeded_case(seed):
     # replay: python benchmarks/verify_fuzz.py --replay SEED

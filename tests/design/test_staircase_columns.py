@@ -28,6 +28,7 @@ def _zipf(k: int) -> np.ndarray:
     return p / p.sum()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k,eps,criterion", [(9, 1.0, "A"), (9, 1.0, "D"), (10, 2.0, "A")])
 def test_default_column_generation_matches_the_full_program(k, eps, criterion):
     obj = EstimationVariance(_zipf(k), criterion)

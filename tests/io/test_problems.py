@@ -279,6 +279,7 @@ def test_geo_grid_references_from_an_independent_lp(solved):
     assert any("spanner" in n and "dilation" in n for n in res.notes)
 
 
+@pytest.mark.slow
 def test_symmetric_grid_reference_from_the_unreduced_spanner_lp(solved):
     # the full 1.1-spanner LP of the 8 x 8 grid (4096 variables, every output), sparse for
     # scipy's HiGHS without cvxpy and without the symmetry reduction
