@@ -5,7 +5,7 @@ know" (Q_2x3 of Li et al. 2022) wants, for their own p, q, pi and n: the privacy
 semantics, the exact variance of the estimate, a simulation that confirms it, and figures.
 The command and this example call the same two functions:
 ``mechdesign.studies.warner_comparison.compare_warner`` (every number) and
-``mechdesign.plotting.write_figures`` (fig1.png ... fig5.png).
+``mechdesign.studies.figures.write_figures`` (fig1.png ... fig5.png).
 
     python examples/warner_vs_dont_know.py [OUT_DIR]      (default: ./warner_figures)
 """

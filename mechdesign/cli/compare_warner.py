@@ -6,7 +6,7 @@ MSEs with standard errors; then the same on the (c, eps) grid of Figs 1-2 and th
 grid of Fig. 3. With ``--out DIR`` it writes fig1.png ... fig5.png (Fig. 4: the trade-off
 curves of Q_2x3). The numbers come from
 :func:`~mechdesign.studies.warner_comparison.compare_warner` and the figures from
-:func:`~mechdesign.plotting.warner.make_figures`; this module parses and formats.
+:func:`~mechdesign.studies.figures.write_figures`; this module parses and formats.
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def print_comparison(comparison: WarnerComparison) -> None:
     c = comparison
     print(f"Warner versus \"don't know\": pi = {c.pi:g}, n = {c.n}, reps = {c.reps}, "
           f"seed = {c.seed}")
-    print("variance: exact A = E[1/M | M > 0] (Thm 3.10) and the seed's A ~ 1/((n+1)c - 1); "
+    print("variance: exact A = E[1/M | M > 0] (Thm 3.10) and Li et al.'s A ~ 1/((n+1)c - 1); "
           "simulated: MSE over the surveys, s.e. of the MSE, z = (MSE - exact)/s.e.")
     print()
     hdr = ("mechanism", "semantics", "epsilon", "exact A", "approx A", "approx/exact-1",

@@ -56,7 +56,8 @@ def test_inverse_moment_large_n_against_scipy_pmf(n, c):
 
 
 def test_inverse_moment_approximation_is_low_by_three_percent_at_n10_c_half():
-    # docs/belief_functions.md s.4: the seed's 1/((n+1)c - 1) is about 3% low at n = 10, c = .5
+    # docs/belief_functions.md s.4: the approximation 1/((n+1)c - 1) Li et al. adopt is
+    # about 3% low at n = 10, c = .5 (the sign and size vary with n and c)
     exact = float(exact_A(10, F(1, 2)))  # 0.229109...
     approx = binomial_inverse_moment(10, 0.5, exact=False)
     assert approx == pytest.approx(1 / 4.5, rel=1e-15)
