@@ -8,7 +8,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ..errors import InvalidParameterError
-from .mechanisms import ordinary, resolve_mechanism
+from .mechanisms import add_source_arguments, ordinary, resolve_mechanism
 from .output import fmt, jsonable, positive_int, print_table
 
 SHUFFLE_METHODS = ("numeric", "closed_form", "closed_form_fmt21")
@@ -91,8 +91,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = kinds.add_parser("shuffle", help="n shuffled eps0-LDP reports",
                          description="Epsilon of n shuffled reports of an eps0-LDP randomizer "
                                      "(a catalog mechanism, a matrix file, or --epsilon0).")
-    s.add_argument("source", nargs="?", help="catalog name or mechanism file (optional)")
-    s.add_argument("params", nargs="*", help="catalog parameters as key=value")
+    add_source_arguments(s, optional=True)
     s.add_argument("--epsilon0", type=float, help="the local epsilon (instead of a mechanism)")
     s.add_argument("--n", type=positive_int, required=True, help="number of users (1e5 accepted)")
     s.add_argument("--delta", type=float, required=True, help="target delta")

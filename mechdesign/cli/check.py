@@ -9,7 +9,12 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidParameterError
-from .mechanisms import catalog_help, describe_mechanism, resolve_mechanism
+from .mechanisms import (
+    add_source_arguments,
+    catalog_help,
+    describe_mechanism,
+    resolve_mechanism,
+)
 from .output import fmt, jsonable, print_table
 
 if TYPE_CHECKING:
@@ -67,8 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "check", help="print every applicable privacy measure of a mechanism",
         description=partial(catalog_help, "Measure a catalog mechanism (NAME key=value ...) "
                             "or a matrix file (.csv, .json, .toml) exactly."))
-    check.add_argument("source", help="catalog name or mechanism file")
-    check.add_argument("params", nargs="*", help="catalog parameters as key=value")
+    add_source_arguments(check)
     check.add_argument("--epsilon", type=float, action="append", metavar="EPS",
                        help="also report delta_ldp at this epsilon (repeatable)")
     check.add_argument("--metric", metavar="line|FILE",

@@ -11,7 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidParameterError
-from .mechanisms import catalog_help, ordinary, resolve_mechanism, source_inputs
+from .mechanisms import (
+    add_source_arguments,
+    catalog_help,
+    ordinary,
+    resolve_mechanism,
+    source_inputs,
+)
 from .output import (
     add_force_argument,
     fmt,
@@ -135,8 +141,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "mechanism (NAME key=value ...) or a matrix file, from its privacy-loss atoms; a "
             "grid bracket when the atoms are too many. Closed-form bounds (basic, advanced, "
             "optimal KOV) for comparison."))
-    p.add_argument("source", help="catalog name or mechanism file")
-    p.add_argument("params", nargs="*", help="catalog parameters as key=value")
+    add_source_arguments(p)
     p.add_argument("--k", type=positive_int, default=1, help="number of uses (default 1)")
     p.add_argument("--epsilon", type=float, action="append", metavar="EPS",
                    help="report delta at this epsilon (repeatable)")

@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidParameterError
+from .mechanisms import add_problem_file_arguments
 from .output import (
     add_force_argument,
     fmt,
@@ -87,10 +88,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "shown beside it (k-RR, subset selection, unary encodings, Hadamard "
                     "response; for a yes/no evidential problem, the \"don't know\" "
                     "mechanisms Q_2x3 at c = 1 (Warner), .9, .7, .5 at the same privacy).")
-    p.add_argument("file", help="problem file (.toml)")
-    p.add_argument("--allow-outside-paths", action="store_true",
-                   help="let the problem file name files outside its folder (absolute "
-                        "paths, '..', symbolic links); refused by default")
+    add_problem_file_arguments(p)
     p.add_argument("--eps", default="0.1:4:40", help="START:STOP:COUNT or e1,e2,... "
                    "(default 0.1:4:40)")
     p.add_argument("--solver", help="solver name (default: chosen by measurement)")

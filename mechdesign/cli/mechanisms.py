@@ -1,6 +1,7 @@
 """The mechanism a command names: a catalog constructor with ``key=value`` parameters, or a
 matrix file (``.csv``, ``.json``, ``.toml``). Shared by ``check``, ``tradeoff``, ``compose``
-and ``amplify``.
+and ``amplify``; also the positional arguments that name what a command reads (a mechanism,
+or the problem file of ``solve`` and ``frontier``).
 
 The catalog is imported when a mechanism is built or a command's help is shown, not when
 the parser is built, so ``mechdesign --help`` stays fast.
@@ -8,6 +9,7 @@ the parser is built, so ``mechdesign --help`` stays fast.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +22,24 @@ if TYPE_CHECKING:
 
 MECHANISM_SUFFIXES = (".csv", ".json", ".toml")
 """Suffixes read as mechanism files (anything else that exists is tried as one too)."""
+
+
+def add_source_arguments(parser: argparse.ArgumentParser, optional: bool = False) -> None:
+    """The positional ``SOURCE [key=value ...]`` of the commands that read one mechanism: a
+    catalog name with its parameters, or a matrix file (``optional``: may be left out)."""
+    parser.add_argument("source", nargs="?" if optional else None,
+                        help="catalog name or mechanism file" + (" (optional)" if optional
+                                                                   else ""))
+    parser.add_argument("params", nargs="*", help="catalog parameters as key=value")
+
+
+def add_problem_file_arguments(parser: argparse.ArgumentParser) -> None:
+    """The positional problem ``file`` and the file policy's opt-in, as ``solve`` and
+    ``frontier`` take them."""
+    parser.add_argument("file", help="problem file (.toml)")
+    parser.add_argument("--allow-outside-paths", action="store_true",
+                        help="let the problem file name files outside its folder (absolute "
+                             "paths, '..', symbolic links); refused by default")
 
 
 def catalog_names() -> list[str]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidParameterError, MechdesignError
+from .mechanisms import add_problem_file_arguments
 from .output import (
     add_force_argument,
     check_suffix,
@@ -201,10 +202,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "problems/) and print the optimal mechanism and its certificate: the "
                     "privacy measured on the returned matrix. Exit status 1 when there is no "
                     "certified mechanism or the file's [expected] value is missed.")
-    p.add_argument("file", help="problem file (.toml)")
-    p.add_argument("--allow-outside-paths", action="store_true",
-                   help="let the problem file name files outside its folder (absolute "
-                        "paths, '..', symbolic links); refused by default")
+    add_problem_file_arguments(p)
     p.add_argument("--json", action="store_true",
                    help="machine-readable output; its 'mechanism' key is read back by "
                         "'mechdesign check'")

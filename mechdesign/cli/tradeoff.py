@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import InvalidParameterError
 from .mechanisms import (
+    add_source_arguments,
     catalog_help,
     describe_mechanism,
     ordinary,
@@ -142,8 +143,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "of a catalog mechanism (NAME key=value ...) or a mechanism file, with f_eps for "
             "reference. Kinds: ordinary T(Q[x], Q[x']) (evidential mechanisms over their "
             "messages), pessimistic T^pe and optimistic T^op (Li et al. 2022)."))
-    p.add_argument("source", help="catalog name or mechanism file")
-    p.add_argument("params", nargs="*", help="catalog parameters as key=value")
+    add_source_arguments(p)
     p.add_argument("--kind", choices=KINDS, default="auto",
                    help="auto: pessimistic for evidential mechanisms, ordinary otherwise")
     p.add_argument("--pair", type=int, nargs=2, metavar=("X", "XP"),

@@ -69,6 +69,13 @@ class Notion:
     #: True when every constraint is a column ratio bound, so the staircase theorem applies.
     staircase: ClassVar[bool] = False
 
+    def __post_init__(self) -> None:
+        """Validate the parameters every notion shares: ``epsilon``, and ``delta`` where the
+        notion has one (subclasses with more parameters extend this)."""
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))  # type: ignore[attr-defined]
+        if "delta" in self.parameter_names():
+            object.__setattr__(self, "delta", check_delta(self.delta))  # type: ignore[attr-defined]
+
     # ------------------------------------------------------------------ vocabulary
     @classmethod
     def from_name(cls, name: str, **parameters: Any) -> Notion:
@@ -164,9 +171,6 @@ class LDP(Notion):
     name: ClassVar[str] = "ldp"
     staircase: ClassVar[bool] = True
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-
     def measure(self, mechanism: Any) -> float:
         return epsilon_ldp(mechanism)
 
@@ -196,10 +200,6 @@ class ApproxLDP(Notion):
     epsilon: float
     delta: float
     name: ClassVar[str] = "approx_ldp"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
 
     @property
     def target(self) -> float:
@@ -235,10 +235,6 @@ class DeletionLDP(Notion):
     epsilon: float
     delta: float = 0.0
     name: ClassVar[str] = "deletion_ldp"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        object.__setattr__(self, "delta", check_delta(self.delta))
 
     @property
     def target(self) -> float:
@@ -279,7 +275,7 @@ class MetricDP(Notion):
     name: ClassVar[str] = "metric"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        super().__post_init__()
         if self.spanner is not None:
             s = check_real(self.spanner, "spanner")
             if s < 1:
@@ -369,7 +365,7 @@ class SLDP(Notion):
     evidential: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        super().__post_init__()
         if self.kind not in ("mass", "pl", "bel"):
             raise InvalidParameterError(f"kind must be 'mass', 'pl' or 'bel', got {self.kind!r}")
 
@@ -405,9 +401,6 @@ class WLDP(Notion):
     epsilon: float
     name: ClassVar[str] = "wldp"
     evidential: ClassVar[bool] = True
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
 
     def measure(self, mechanism: Any) -> float:
         return epsilon_wldp(mechanism)
