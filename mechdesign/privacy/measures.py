@@ -360,6 +360,15 @@ divergence decreases in e)."""
 DELETION_LP_TOLERANCE = 1e-10
 """Primal and dual feasibility tolerance of the deletion-delta LP."""
 
+_DELETION_LP_ATTEMPTS = ((DELETION_LP_TOLERANCE, DELETION_LP_MAX_EPSILON),
+                         (1e-7, DELETION_LP_MAX_EPSILON),
+                         (DELETION_LP_TOLERANCE, 20.0))
+# (tolerance, epsilon cap) tried in turn: HiGHS gives up on some matrices with entries near
+# 1e-13 against coefficients e^30 at the tight tolerance (fuzz seed 30112); a looser
+# tolerance or a smaller cap (coefficients e^20) solves them. Any reference is a valid
+# upper bound once its delta is evaluated directly, and the duals at a smaller e are valid
+# lower-bound weights at a larger one (the hockey-stick divergence decreases in e).
+
 
 @dataclass(frozen=True)
 class DeletionLP:
@@ -377,10 +386,20 @@ class DeletionLP:
 def deletion_lp(Q: np.ndarray, epsilon: float) -> DeletionLP | None:
     r"""Minimise delta over the reference r: ``up >= Q - e r``, ``down >= r - e Q``,
     ``sum_y up[x] <= delta``, ``sum_y down[x] <= delta``, ``sum r = 1`` (scipy's HiGHS at
-    :data:`DELETION_LP_TOLERANCE`). None when HiGHS does not finish (the LP is always
-    feasible and bounded; with tolerances that tight, HiGHS occasionally gives up)."""
+    :data:`DELETION_LP_TOLERANCE`; if HiGHS gives up, which it occasionally does at that
+    tolerance though the LP is always feasible and bounded, at 1e-7, then with the epsilon
+    capped at 20). None when no attempt finishes."""
+    for tolerance, cap in _DELETION_LP_ATTEMPTS:
+        lp = _deletion_lp_at(Q, math.exp(min(epsilon, cap)), tolerance)
+        if lp is not None:
+            return lp
+    return None
+
+
+def _deletion_lp_at(Q: np.ndarray, e: float, tolerance: float) -> DeletionLP | None:
+    """One attempt of :func:`deletion_lp`: the LP at ratio ``e`` and feasibility
+    ``tolerance``; None unless HiGHS reports optimal."""
     k, n = Q.shape
-    e = math.exp(min(epsilon, DELETION_LP_MAX_EPSILON))
     from scipy.optimize import linprog  # loaded on first use (import cost 0.5 s)
     from scipy.sparse import coo_matrix, csr_matrix, hstack, identity, vstack
 
@@ -401,8 +420,8 @@ def deletion_lp(Q: np.ndarray, epsilon: float) -> DeletionLP | None:
     c = np.zeros(n + 1 + 2 * k * n)
     c[n] = 1.0
     res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=(0, None),
-                  method="highs", options={"primal_feasibility_tolerance": DELETION_LP_TOLERANCE,
-                                           "dual_feasibility_tolerance": DELETION_LP_TOLERANCE})
+                  method="highs", options={"primal_feasibility_tolerance": tolerance,
+                                           "dual_feasibility_tolerance": tolerance})
     if res.status != 0:
         return None
     r = np.maximum(res.x[:n], 0.0)
@@ -434,7 +453,10 @@ def delta_deletion(m: Any, epsilon: float) -> float:
     """
     eps = check_epsilon(epsilon)
     Q = as_mechanism(m).matrix
+    at_means = deletion_delta_at(Q, Q.mean(axis=0), eps)
+    if at_means == 0.0:  # the minimum: no LP needed
+        return 0.0
     lp = deletion_lp(Q, eps)
-    if lp is None:  # pragma: no cover (see deletion_lp)
+    if lp is None:  # pragma: no cover (every attempt of deletion_lp failed)
         raise MechdesignError(f"deletion-delta LP failed at epsilon = {eps!r}")
-    return min(deletion_delta_at(Q, lp.r, eps), deletion_delta_at(Q, Q.mean(axis=0), eps))
+    return min(deletion_delta_at(Q, lp.r, eps), at_means)

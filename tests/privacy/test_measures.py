@@ -606,3 +606,36 @@ def test_privacy_report_collects_the_measures():
     assert rep["epsilon_deletion"] == pytest.approx(LN(2), abs=1e-12)
     np.testing.assert_allclose(epsilon_deletion(w).reference, [0.5, 0.5], rtol=0, atol=1e-15)
     assert rep["epsilon_metric"] == pytest.approx(LN(3), abs=1e-12)
+
+
+# fuzz seed 30112: a designed matrix at eps = 708.4 with entries near 1e-13 (the cleaned
+# solver output); HiGHS gave up on the deletion-delta LP at tolerance 1e-10 with coefficients
+# e^30, and delta_deletion raised instead of measuring
+SEED_30112 = [
+    [0.9999999999985448, 0.0, 1.037911604508974e-12, 3.6653341608527124e-13,
+     5.074650224243999e-14],
+    [3.637978807091713e-13, 0.0, 0.999999999999219, 3.6653341608527124e-13,
+     5.074650224243999e-14],
+    [3.637978807091713e-13, 0.0, 1.037911604508974e-12, 0.9999999999985475,
+     5.074650224243999e-14],
+    [3.637978807091713e-13, 0.0, 0.8605090767881636, 3.6653341608527124e-13,
+     0.13949092321110607],
+    [3.637978807091713e-13, 0.0, 0.9924806176136964, 0.007519382385889033,
+     5.074650224243999e-14]]
+
+
+def test_delta_deletion_where_the_tight_lp_gives_up():
+    from mechdesign.privacy import delta_deletion, measures
+    Q = np.array(SEED_30112)
+    # every ratio is below e^708.4 (smallest entry 5e-14): delta 0, from the column means
+    assert delta_deletion(Q, 708.3964099173025) == 0.0
+    # the LP itself: the tight attempt fails, a later one finds a reference that proves 0
+    assert measures._deletion_lp_at(Q, math.exp(30.0), 1e-10) is None
+    lp = measures.deletion_lp(Q, 708.3964099173025)
+    assert lp is not None
+    assert measures.deletion_delta_at(Q, lp.r, 708.3964099173025) == 0.0
+    # at an epsilon where delta is positive: both rows within (eps, d) of r puts the pair
+    # within (2 eps, (1 + e^eps) d) of each other, a lower bound; the means an upper one
+    d = delta_deletion(Q, 5.0)
+    lo = max(hockey_stick(Q[x], Q[xp], 10.0) for x in range(5) for xp in range(5))
+    assert 0 < lo / (1 + math.exp(5.0)) <= d <= measures.deletion_delta_at(Q, Q.mean(0), 5.0)
