@@ -83,6 +83,46 @@ def test_a_write_that_fails_leaves_the_old_file_and_no_partial_file(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["r.csv"]
 
 
+@pytest.fixture
+def tiny_tmpfs(tmp_path):
+    """A 64 KiB tmpfs mounted in ``tmp_path`` (needs root and mount; else the test skips):
+    a real full disk and, remounted read-only, a folder even root cannot write."""
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    try:
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)],
+                       check=True, capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        pytest.skip("cannot mount a tmpfs here (needs root and mount)")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True, timeout=10)
+
+
+def test_a_full_disk_leaves_the_old_file_and_no_partial_file(tiny_tmpfs, capsys):
+    (tiny_tmpfs / "q.csv").write_text("old csv\n")
+    (tiny_tmpfs / "q.png").write_bytes(b"old png")
+    (tiny_tmpfs / "filler").write_bytes(bytes(50_000))  # leaves about 4 KiB: no room for a PNG
+    code, stdout, err = run(["solve", KRR, "--out", tiny_tmpfs / "q.csv", "--force"], capsys)
+    assert code == 1
+    assert "0.576117" in stdout  # the result printed before any file was written
+    assert err.count("\n") == 1 and "No space left" in err and "unchanged" in err
+    assert (tiny_tmpfs / "q.png").read_bytes() == b"old png"
+    assert sorted(p.name for p in tiny_tmpfs.iterdir()) == ["filler", "q.csv", "q.png"]
+    # the CSV fitted: replaced whole (written to a temporary name and moved into place)
+    rows = [list(map(float, r.split(","))) for r in (tiny_tmpfs / "q.csv").read_text().split()]
+    assert len(rows) == 3 and all(abs(sum(r) - 1) < 1e-12 for r in rows)
+
+
+def test_a_read_only_filesystem_is_refused_before_computing(tiny_tmpfs, capsys):
+    (tiny_tmpfs / "q.csv").write_text("old csv\n")
+    subprocess.run(["mount", "-o", "remount,ro", str(tiny_tmpfs)], check=True, timeout=10)
+    code, stdout, err = run(["solve", KRR, "--out", tiny_tmpfs / "q.csv", "--force"], capsys)
+    assert code == 2 and stdout == "" and "not writable" in err
+    assert (tiny_tmpfs / "q.csv").read_text() == "old csv\n"
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
 def test_a_read_only_folder_is_refused_before_computing(tmp_path, capsys):
     ro = tmp_path / "ro"
