@@ -7,10 +7,7 @@ post-processing by a row-stochastic ``G`` is ``Q @ G``.
 
 from __future__ import annotations
 
-import bisect
-import os
 from collections.abc import Sequence
-from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
@@ -18,22 +15,7 @@ import numpy as np
 
 from ._validation import check_labels, check_stochastic, frozen
 from .errors import InvalidMechanismError, InvalidParameterError
-
-
-def _secure_uniform_below(totals: Sequence[int]) -> list[int]:
-    """One uniform integer in ``[0, t)`` per ``t``, from the operating system's CSPRNG."""
-    out = []
-    for t in totals:
-        nbits = max(int(t).bit_length(), 1)
-        nbytes = (nbits + 7) // 8 + 8  # 64 surplus bits; rejection keeps it exactly uniform
-        bound = 1 << (8 * nbytes)
-        limit = bound - bound % t
-        while True:
-            r = int.from_bytes(os.urandom(nbytes), "little")
-            if r < limit:
-                out.append(r % t)
-                break
-    return out
+from .sampler import ExactSampler
 
 
 def _generator(rng: Any) -> np.random.Generator:
@@ -159,19 +141,11 @@ class Mechanism:
         return arr
 
     @cached_property
-    def _exact_tables(self) -> list[tuple[list[int], int]]:
-        """Per row: integer cumulative weights and their total, exact for the stored floats."""
-        tables = []
-        for row in self.matrix:
-            fr = [Fraction(float(v)) for v in row]
-            scale = max(f.denominator for f in fr)  # every float is a dyadic rational
-            ints = [f.numerator * (scale // f.denominator) for f in fr]
-            cum, acc = [], 0
-            for w in ints:
-                acc += w
-                cum.append(acc)
-            tables.append((cum, acc))
-        return tables
+    def exact_sampler(self) -> ExactSampler:
+        """The deployment sampler of :meth:`sample` (built on first use): exact for the stored
+        floats, with the same work and randomness for every row
+        (:class:`~mechdesign.sampler.ExactSampler`)."""
+        return ExactSampler(self.matrix)
 
     def sample(self, x: Any, rng: np.random.Generator | int | None = None) -> Any:
         """Draw one output index for each input index in ``x``.
@@ -183,22 +157,19 @@ class Mechanism:
         rng : numpy Generator, int seed, or None
             ``None`` (the default, for deployment): draws come from the operating system's
             cryptographically secure source (``os.urandom``) and are EXACT for the matrix as
-            stored: every float is a dyadic rational, so each row is turned into integer
-            weights ``w_y = Q[x, y] * 2^K`` and an output is chosen by a uniform integer below
-            ``sum_y w_y`` (rejection sampling, no rounding). Output ``y`` is drawn with
-            probability exactly ``Q[x, y] / sum_y Q[x, y]``. One Python step per draw.
+            stored: every float is a dyadic rational, so the matrix is turned into integer
+            weights ``w[x, y] = Q[x, y] 2^K`` at one common scale and an output is chosen by a
+            uniform integer below the largest row total (rejection sampling, no rounding).
+            Output ``y`` is drawn with probability exactly ``Q[x, y] / sum_y Q[x, y]``, and
+            the work and the random bytes of a draw are the same for every input row
+            (:class:`~mechdesign.sampler.ExactSampler`): its time does not reveal the input.
 
             A ``numpy.random.Generator`` or an int seed (for reproducible experiments, NOT for
             deployment): vectorised inverse-CDF sampling with 53-bit float uniforms.
         """
         arr = self._check_input_indices(x)
         if rng is None:
-            flat = arr.ravel()
-            tables = self._exact_tables
-            draws = _secure_uniform_below([tables[i][1] for i in flat])
-            out = np.fromiter(
-                (bisect.bisect_right(tables[i][0], u) for i, u in zip(flat, draws, strict=True)),
-                dtype=np.int64, count=flat.size)
+            out = np.array(self.exact_sampler.draw_many(arr.ravel().tolist()), dtype=np.int64)
             return int(out[0]) if arr.ndim == 0 else out.reshape(arr.shape)
         gen = _generator(rng)
         cum = np.cumsum(self.matrix, axis=1)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -11,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-import mechdesign.mechanism as mechanism_module
 from mechdesign import Mechanism, warner
 from tests.strategies import mechanisms, stochastic_matrices
 
@@ -198,53 +196,6 @@ def test_secure_sample_follows_the_row_loose():
     freq = np.bincount(draws, minlength=5) / n
     assert freq[1] == 0 and freq[4] == 0
     np.testing.assert_allclose(freq, ROW, rtol=0, atol=t)
-
-
-def test_secure_uniform_integers_are_uniform_and_in_range():
-    n, t = 30_000, 0.025  # Hoeffding as above: 3 * 2 e^-37.5 < 1e-15
-    u = np.array(mechanism_module._secure_uniform_below([3] * n))
-    assert u.min() >= 0 and u.max() <= 2
-    np.testing.assert_allclose(np.bincount(u, minlength=3) / n, [1 / 3] * 3, atol=t)
-    big = 1 << 1050
-    assert all(0 <= v < big for v in mechanism_module._secure_uniform_below([big] * 50))
-    assert mechanism_module._secure_uniform_below([1] * 5) == [0] * 5
-
-
-EDGE_ROWS = [
-    [1e-300, 1.0],               # 1e-300 + 1.0 == 1.0 in floating point; must stay drawable
-    [0.1, 0.2, 0.7],
-    [0.5, 0.0, 0.5],
-    [0.0, 1e-18, 1.0 - 1e-18],
-    [5e-324, 1.0],               # the smallest subnormal
-]
-
-
-@pytest.mark.parametrize("row", EDGE_ROWS)
-def test_exact_tables_are_proportional_to_the_stored_floats(row):
-    m = Mechanism([row])
-    cum, total = m._exact_tables[0]
-    weights = [c - p for c, p in zip(cum, [0, *cum[:-1]], strict=True)]
-    exact = [Fraction(v) for v in m.matrix[0]]
-    s = sum(exact)
-    assert cum[-1] == total
-    for w, f in zip(weights, exact, strict=True):
-        assert Fraction(w, total) == f / s  # exact proportionality, no rounding
-        assert (w == 0) == (f == 0)
-
-
-@pytest.mark.parametrize("row", EDGE_ROWS)
-def test_secure_sample_maps_integer_draws_through_the_table(row, monkeypatch):
-    m = Mechanism([row])
-    cum, _ = m._exact_tables[0]
-    # each output y owns exactly the integers in [cum[y-1], cum[y]) below the total
-    starts = [0, *cum[:-1]]
-    for y, (lo, hi) in enumerate(zip(starts, cum, strict=True)):
-        if hi == lo:
-            continue
-        for u in (lo, hi - 1):
-            monkeypatch.setattr(mechanism_module, "_secure_uniform_below",
-                                lambda totals, u=u: [u] * len(totals))
-            assert m.sample(0) == y
 
 
 def test_sample_counts_shapes_totals_and_zero_outputs():
