@@ -70,7 +70,8 @@ def log_multinomial(C: Any) -> np.ndarray:
     pos = C > 0
     c = np.where(pos, C, 1).astype(float)
     kk = np.maximum(k, 1).astype(float)
-    entropy = np.where(pos, c * np.log(kk[:, None] / c), 0.0).sum(axis=1)
+    # ln(k/c) as log1p((k - c)/c): one rounding of a small argument when c is near k
+    entropy = np.where(pos, c * np.log1p((kk[:, None] - c) / c), 0.0).sum(axis=1)
     remainders = np.where(pos, stirling_remainder(c) + 0.5 * np.log(2 * np.pi * c), 0.0).sum(axis=1)
     head = np.where(k > 0, stirling_remainder(kk) + 0.5 * np.log(2 * np.pi * kk), 0.0)
     return entropy + (head - remainders)
