@@ -24,7 +24,7 @@ from .._validation import check_int, check_labels, check_real
 from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ..privacy.notions import LDP, WLDP, MetricDP, Notion
+from ..privacy.notions import LDP, WLDP, ApproxLDP, MetricDP, Notion
 from . import staircase, strategies
 from .formulations import BuildContext, describe_build, formulate
 from .objectives import (
@@ -42,10 +42,18 @@ from .solvers import Deadline, check_memory, check_solver_options, choose_solver
 from .symmetry import Symmetry, check_invariant, close_group
 
 __all__ = ["GAP_FLOOR", "GAP_TOL", "MAX_EVIDENTIAL_OUTPUTS", "USER_CONSTRAINT_TOL",
-           "DesignProblem"]
+           "WORKING_SET_MAX_EPSILON", "WORKING_SET_MIN_ENTRIES", "DesignProblem"]
 
 MAX_EVIDENTIAL_OUTPUTS = 10
 """Evidential design enumerates the 2^m - 1 messages and 2^m events: m <= 10 outputs."""
+
+WORKING_SET_MIN_ENTRIES = 100 * 100
+"""Smallest k x n for which pure LDP with an expected loss goes to the working-set path
+(``benchmarks/design_scaling.py``: at k = 100 both take well under a second)."""
+
+WORKING_SET_MAX_EPSILON = 30.0
+"""Largest epsilon of the working-set path: its cap rows carry the coefficient
+``e^eps - 1`` unscaled (above, the global program's scaled ratio rows are used)."""
 
 
 def _check_constraints(constraints: Any) -> dict[str, Callable]:
@@ -406,6 +414,19 @@ class DesignProblem:
     def privacy_formulation(self) -> str:
         return f"{type(self.privacy).__name__} LP/convex formulation (docs/formulations.md)"
 
+    def working_set_applies(self, solver: str | None, options: dict) -> bool:
+        """True when the working-set path solves this problem: pure LDP (or approximate LDP
+        with delta = 0) at eps <= ``WORKING_SET_MAX_EPSILON``, an expected loss, no user
+        constraints, ordinary outputs, HiGHS (or the default) with no options but HiGHS's,
+        and at least ``WORKING_SET_MIN_ENTRIES`` entries (smaller problems keep the global
+        program, which solves them in well under a second)."""
+        notion = self.privacy
+        pure = isinstance(notion, LDP) or (isinstance(notion, ApproxLDP) and notion.delta == 0)
+        return (pure and notion.epsilon <= WORKING_SET_MAX_EPSILON
+                and isinstance(self.objective, ExpectedLoss) and not self.constraints
+                and self.focal_sets is None and self.k * self.n >= WORKING_SET_MIN_ENTRIES
+                and solver in (None, "HIGHS", "highs") and set(options) <= {"highs_options"})
+
     def staircase_applies(self) -> bool:
         """True when the staircase programs solve this information objective exactly."""
         return (self.privacy.staircase and not self.constraints
@@ -451,6 +472,8 @@ class DesignProblem:
                 raise InvalidParameterError(f"time_limit must be > 0 seconds, got {time_limit!r}")
         if self.semantics == "walley":
             return strategies.solve_walley(self, solver, options, time_limit)
+        if self.working_set_applies(solver, options):
+            return strategies.solve_working_set(self, options, time_limit)
         if isinstance(self.objective, InformationObjective):
             return strategies.solve_information(self, solver, options, Deadline(time_limit))
         return strategies.solve_program(self, solver, options, time_limit)

@@ -74,7 +74,7 @@ def is_lp(problem: cp.Problem) -> bool:
 
 
 @functools.cache
-def _silence_highs_banner() -> None:
+def silence_highs_banner() -> None:
     """HiGHS prints a banner on stdout when the first Highs object of a process is made,
     before any option can be set: make that first object with stdout sent to /dev/null."""
     try:
@@ -97,7 +97,7 @@ def solver_options(name: str, options: dict, time_limit: float | None = None) ->
     (seconds) goes to HiGHS's and Clarabel's ``time_limit`` and SCS's ``time_limit_secs``."""
     opts = dict(options)
     if name == "HIGHS":
-        _silence_highs_banner()
+        silence_highs_banner()
         highs = {"output_flag": False, "solver": "ipm"}
         highs.update(opts.pop("highs_options", {}))
         if time_limit is not None:
@@ -128,7 +128,7 @@ other solvers (SCS, OSQP, ...) go to cvxpy unchecked: their interfaces publish n
 def _highs_option_problem(key: str, value: Any) -> str | None:
     """Why HiGHS refuses ``key = value`` (asked of a scratch ``highspy.Highs``), or None."""
     import highspy
-    _silence_highs_banner()
+    silence_highs_banner()
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)  # no "ERROR: unknown option" on the console
     if h.getOptionType(key)[0] == highspy.HighsStatus.kError:

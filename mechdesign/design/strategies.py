@@ -4,6 +4,8 @@ r"""The solve methods of a design problem, one function each.
   :class:`~mechdesign.design.program.Program`), with its re-solves and certificate;
 * :func:`solve_walley`: WLDP read by Walley, reduced to the pure-LDP problem over the
   outputs and embedded on the singleton messages;
+* :func:`solve_working_set`: pure LDP with an expected loss at large k, on a working set of
+  outputs (:mod:`~mechdesign.design.working_set`), certified by the dual function;
 * :func:`solve_information`: information objectives (maximised convex functions): the
   symmetric closed form (uniform prior, trace or log-det: subset selection at its best d),
   the staircase programs (pure LDP and mass SLDP, ``k <= MAX_STAIRCASE_K``) or the local
@@ -27,8 +29,8 @@ from .. import catalog
 from ..errors import InfeasibleDesignError, InvalidParameterError, SolverFailedError
 from ..evidential import EvidentialMechanism
 from ..privacy.notions import LDP
-from . import local, staircase
-from .objectives import EstimationVariance
+from . import local, staircase, working_set
+from .objectives import EstimationVariance, unit_range
 from .outcome import analytic_result, certified_result, unsolved_result
 from .program import run_solve
 from .result import DesignResult, Status
@@ -50,6 +52,31 @@ def solve_program(spec: DesignProblem, solver: str | None, options: dict,
     # cvxpy's canonicalisation counts as building
     return program.conclude(runs, spec.privacy_formulation(),
                             program.build_time + compile_time, solve_time)
+
+
+def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | None
+                      ) -> DesignResult:
+    """Pure LDP with an expected loss: the LP on a working set of outputs, grown by pricing
+    (:func:`~mechdesign.design.working_set.solve_working_set`), in the loss's unit range;
+    the gap is certified by the dual function over ALL outputs."""
+    t0 = time.perf_counter()
+    objective = spec.objective
+    unit, scale, offset = unit_range(objective.loss)
+    cost = objective.prior[:, None] * unit
+    sol = working_set.solve_working_set(cost, spec.privacy.epsilon, Deadline(time_limit),
+                                        options.get("highs_options"))
+    solve_time = time.perf_counter() - t0
+    status = Status.OPTIMAL if sol.status == "optimal" else Status.INACCURATE
+    notes = [f"working set: {len(sol.outputs)} of {spec.n} outputs entered in {sol.rounds} "
+             "rounds (HiGHS primal simplex on the working set, pricing over all outputs)"]
+    if sol.status != "optimal":
+        notes.append(f"the working-set loop stopped early ({sol.status}): the best point so "
+                     "far, with its certified gap")
+    form = "pure LDP, offset form on a working set of outputs (docs/formulations.md)"
+    return certified_result(spec, sol.Q, scale * sol.value + offset, status, "HIGHS",
+                            "global", form, 0.0, solve_time, {}, notes,
+                            {"working_set": list(sol.outputs)},
+                            bound=scale * sol.bound + offset)
 
 
 def solve_walley(spec: DesignProblem, solver: str | None, options: dict,

@@ -255,7 +255,10 @@ def test_ctrl_c_interrupts_a_native_solve_within_a_second(solver, k):
     # on k inputs: about 10 s (HiGHS simplex, k = 25) and 8 s (Clarabel, k = 30) of native
     # solving on the 2-core machine, so the signal lands mid-solve.
     script = textwrap.dedent(_ANNOUNCE_NATIVE[solver]) + textwrap.dedent(f"""
-        import sys, time, numpy as np, mechdesign as md
+        import signal, sys, time, numpy as np, mechdesign as md
+        # as in a terminal (a shell starts background jobs, and so this suite's children,
+        # with SIGINT ignored)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         L = np.random.default_rng(0).random(({k}, {k}))
         p = md.DesignProblem(md.ApproxLDP(1.0, 1e-3), md.ExpectedLoss(L))
         opts = {{"highs_options": {{"solver": "simplex"}}}} if "{solver}" == "HIGHS" else {{}}

@@ -1,0 +1,89 @@
+"""Pure LDP at large k: the working-set path against the global program, side by side.
+
+Each run is a fresh ``python -c`` subprocess (so its peak memory is its own): build the
+loss, solve, report wall time, value, certified gap and peak RSS above the imported
+baseline. ``working set`` is ``DesignProblem(LDP(1), ExpectedLoss(L)).solve()`` (it takes
+the working-set path from k = 100); ``global program`` forces the offset-form LP of every
+entry through ``strategies.solve_program`` (the path of every size before it), with the
+library's default solver for that size (Clarabel above 2,000 variables). Losses: uniform
+random (seed 0), absolute ``|x - y| / (k - 1)``, Hamming (k-RR is optimal:
+``(k - 1) / (e + k - 1)``).
+
+    python benchmarks/ldp_working_set.py                 # the table of benchmarks/README.md
+    python benchmarks/ldp_working_set.py --k 100 200 --losses random --no-global
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+
+CHILD = """
+import json, resource, sys, time
+import numpy as np
+import mechdesign as md
+from mechdesign.design import strategies
+k, loss, path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+if loss == "random":
+    L = np.random.default_rng(0).random((k, k))
+elif loss == "absolute":
+    x = np.arange(k); L = np.abs(x[:, None] - x[None, :]) / (k - 1)
+else:
+    L = md.losses.hamming(k)
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+prob = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L))
+t = time.perf_counter()
+res = prob.solve() if path == "ws" else strategies.solve_program(prob, None, {}, None)
+dt = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base
+print(json.dumps({"time": dt, "value": res.value, "gap": res.gap, "status": res.status.value,
+                  "met": res.certificate.met, "peak_mib": peak / 1024,
+                  "ws": any("working set" in n for n in res.notes)}))
+"""
+
+
+def run(k: int, loss: str, path: str, timeout: float) -> dict | None:
+    try:
+        out = subprocess.run([sys.executable, "-c", CHILD, str(k), loss, path],
+                             capture_output=True, text=True, timeout=timeout, check=True)
+    except subprocess.TimeoutExpired:
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def cell(r: dict | None, timeout: float) -> str:
+    if r is None:
+        return f"> {timeout:.0f} s (stopped)"
+    gap = "-" if r["gap"] is None else f"{r['gap']:.1e}"
+    return f"{r['time']:8.2f} s  gap {gap}  {r['peak_mib']:7.0f} MiB"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--k", type=int, nargs="*", default=[100, 200, 400, 600, 1000, 2000, 3000])
+    ap.add_argument("--losses", nargs="*", default=["random", "absolute", "hamming"])
+    ap.add_argument("--global-max-k", type=int, default=600,
+                    help="largest k run through the global program (default 600)")
+    ap.add_argument("--no-global", action="store_true")
+    ap.add_argument("--timeout", type=float, default=900.0)
+    args = ap.parse_args()
+    print(f"{'loss':9s} {'k':>5s}  {'working set':40s} {'global program':40s} "
+          f"{'ratio':>7s} {'same value':>10s}")
+    for loss in args.losses:
+        for k in args.k:
+            print(f"  {loss} k = {k} ...", file=sys.stderr, flush=True)
+            ws = run(k, loss, "ws", args.timeout)
+            tried = not args.no_global and k <= args.global_max_k
+            glob = run(k, loss, "global", args.timeout) if tried else None
+            ratio = (f"{glob['time'] / ws['time']:6.1f}x" if ws and glob else "-")
+            same = (f"{abs(ws['value'] - glob['value']) / abs(glob['value']):.1e}"
+                    if ws and glob else "-")
+            right = cell(glob, args.timeout) if tried else "-"
+            print(f"{loss:9s} {k:5d}  {cell(ws, args.timeout):40s} {right:40s} {ratio:>7s} "
+                  f"{same:>10s}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+"""Hypothesis profiles. CI and the default run are derandomized (each test draws the same
+examples every run, so a submission's CI result does not depend on luck); exploring new
+examples is a deliberate step: ``HYPOTHESIS_PROFILE=explore python -m pytest -q`` (random
+seeds, more examples). A failure found there is pinned with ``@example`` next to its test.
+"""
+
+import os
+
+from hypothesis import settings
+
+settings.register_profile("default", derandomize=True)
+settings.register_profile("explore", derandomize=False, max_examples=500)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

@@ -1,0 +1,118 @@
+"""Pure LDP on a working set of outputs (:mod:`mechdesign.design.working_set`): the same
+optimum as the global program, the k-RR closed form for a Hamming loss, a dual bound that
+holds for any multipliers, and the dispatch of ``DesignProblem.solve``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mechdesign as md
+from mechdesign.design import strategies
+from mechdesign.design.outcome import GAP_TOL
+from mechdesign.design.problem import WORKING_SET_MAX_EPSILON, WORKING_SET_MIN_ENTRIES
+from mechdesign.design.result import Status
+from mechdesign.design.working_set import dual_lower_bound, solve_working_set
+
+
+def _losses(k: int, m: int, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    x, y = np.arange(k)[:, None], np.arange(m)[None, :]
+    return {"random": rng.random((k, m)),
+            "absolute": np.abs(x * (m - 1) / max(k - 1, 1) - y),
+            "wide": 10.0 ** rng.uniform(-6, 6, (k, m)),
+            "signed": rng.normal(size=(k, m))}
+
+
+@pytest.mark.parametrize("k,m", [(5, 5), (12, 20), (40, 40), (60, 45)])
+@pytest.mark.parametrize("eps", [0.1, 1.0, 4.0])
+@pytest.mark.parametrize("loss", ["random", "absolute", "wide", "signed"])
+def test_same_optimum_as_the_global_program(k, m, eps, loss):
+    # a second method: the offset-form LP over every entry (strategies.solve_program); the
+    # same value within 1e-7 of the loss range when both are certified optimal, and never
+    # worse (on losses spanning 1e-6..1e6 the global program can end 'inaccurate')
+    L = _losses(k, m, seed=k + m)[loss]
+    prior = np.random.default_rng(k).dirichlet(np.ones(k))
+    prob = md.DesignProblem(md.LDP(eps), md.ExpectedLoss(L, prior))
+    ours = strategies.solve_working_set(prob, {}, None)
+    ref = strategies.solve_program(prob, None, {}, None)
+    assert ours.status is Status.OPTIMAL and ours.gap <= GAP_TOL
+    for res in (ours, ref):
+        assert res.certificate.met
+        assert md.epsilon_ldp(res.mechanism) <= eps  # the independent float measure
+    span = float(L.max() - L.min())
+    assert ours.value <= ref.value + 1e-7 * span
+    if ref.status is Status.OPTIMAL:
+        assert abs(ours.value - ref.value) <= 1e-7 * span
+
+
+@pytest.mark.parametrize("k", [100, 300])
+def test_hamming_loss_gives_randomized_response(k):
+    # Kairouz, Oh & Viswanath 2016: k-RR is optimal for the Hamming loss, value
+    # (k - 1) / (e^eps + k - 1) under any prior
+    res = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(md.losses.hamming(k))).solve()
+    assert any("working set" in n for n in res.notes)
+    assert res.status is Status.OPTIMAL and res.gap <= GAP_TOL
+    assert res.value == pytest.approx((k - 1) / (math.e + k - 1), rel=1e-9)
+    np.testing.assert_allclose(res.mechanism.matrix,
+                               md.randomized_response(k, 1.0).matrix, atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 8), st.integers(2, 8), st.floats(0.05, 5.0), st.integers(0, 10**6),
+       st.floats(-2.0, 2.0))
+def test_the_dual_function_bounds_the_optimum_for_any_multipliers(k, m, eps, seed, shift):
+    # G(lambda) <= optimum whatever lambda is (not only at the LP's duals)
+    rng = np.random.default_rng(seed)
+    L = rng.random((k, m))
+    prob = md.DesignProblem(md.LDP(eps), md.ExpectedLoss(L))
+    optimum = strategies.solve_program(prob, None, {}, None).value
+    lam = rng.normal(shift, 1.0, k) / k
+    assert dual_lower_bound(L / k, lam, eps) <= optimum + 1e-12
+
+
+def test_the_dual_bound_is_tight_at_the_loop_s_multipliers():
+    L = np.random.default_rng(3).random((80, 80))
+    sol = solve_working_set(L / 80, 1.0)
+    assert sol.status == "optimal"
+    assert 0 <= sol.value - sol.bound <= 1e-9 * sol.value
+    assert len(sol.outputs) < 40  # the optimum uses few outputs
+    np.testing.assert_allclose(sol.Q.sum(axis=1), 1.0, atol=1e-9)
+
+
+def test_dispatch_by_size_notion_objective_and_options():
+    L = np.random.default_rng(0).random((100, 100))
+    assert 100 * 100 >= WORKING_SET_MIN_ENTRIES
+    big = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L))
+    assert big.working_set_applies(None, {})
+    assert big.working_set_applies("HIGHS", {"highs_options": {}})
+    assert md.DesignProblem(md.ApproxLDP(1.0, 0.0), md.ExpectedLoss(L)).working_set_applies(
+        None, {})
+    # kept on the global program: small, another solver or options, other notions,
+    # objectives, user constraints, eps beyond the unscaled caps
+    small = np.random.default_rng(0).random((20, 20))
+    assert not md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(small)).working_set_applies(
+        None, {})
+    assert not big.working_set_applies("CLARABEL", {})
+    assert not big.working_set_applies(None, {"verbose": True})
+    assert not md.DesignProblem(md.ApproxLDP(1.0, 1e-6), md.ExpectedLoss(L)
+                                ).working_set_applies(None, {})
+    assert not md.DesignProblem(md.LDP(1.0), md.WorstCaseLoss(L)).working_set_applies(
+        None, {})
+    assert not md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L),
+                                constraints={"c": lambda Q: Q[0, 0] >= 0.1}
+                                ).working_set_applies(None, {})
+    assert not md.DesignProblem(md.LDP(WORKING_SET_MAX_EPSILON + 1), md.ExpectedLoss(L)
+                                ).working_set_applies(None, {})
+
+
+def test_a_time_limit_returns_the_best_point_with_its_gap():
+    L = np.random.default_rng(1).random((300, 300))
+    res = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L)).solve(time_limit=1e-3)
+    assert res.certificate.met  # whatever the loop reached is private and certified
+    assert res.status is Status.INACCURATE and res.gap is not None and res.gap > 0
+    assert any("stopped early" in n for n in res.notes)
