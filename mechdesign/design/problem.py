@@ -38,11 +38,18 @@ from .objectives import (
 from .outcome import GAP_FLOOR, GAP_TOL, USER_CONSTRAINT_TOL
 from .program import FeasibleSet, Program
 from .result import DesignResult
-from .solvers import Deadline, check_memory, check_solver_options, choose_solver
+from .solvers import (
+    MEMORY_BUDGET,
+    Deadline,
+    check_memory,
+    check_solver_options,
+    choose_solver,
+)
 from .symmetry import Symmetry, check_invariant, close_group
 
 __all__ = ["GAP_FLOOR", "GAP_TOL", "MAX_EVIDENTIAL_OUTPUTS", "USER_CONSTRAINT_TOL",
-           "WORKING_SET_MAX_EPSILON", "WORKING_SET_MIN_ENTRIES", "DesignProblem"]
+           "WORKING_SET_BYTES_PER_PAIR", "WORKING_SET_MAX_EPSILON", "WORKING_SET_MIN_ENTRIES",
+           "DesignProblem"]
 
 MAX_EVIDENTIAL_OUTPUTS = 10
 """Evidential design enumerates the 2^m - 1 messages and 2^m events: m <= 10 outputs."""
@@ -50,6 +57,11 @@ MAX_EVIDENTIAL_OUTPUTS = 10
 WORKING_SET_MIN_ENTRIES = 100 * 100
 """Smallest k x n for which pure LDP with an expected loss goes to the working-set path
 (``benchmarks/design_scaling.py``: at k = 100 both take well under a second)."""
+
+WORKING_SET_BYTES_PER_PAIR = 2_000
+"""Peak memory per (input, output) pair of the working-set LP (a column, a cap row and
+their copies in HiGHS): 1.8 KiB measured at k = 1000 with every output entered (Hamming
+loss, ``benchmarks/ldp_working_set.py``)."""
 
 WORKING_SET_MAX_EPSILON = 30.0
 """Largest epsilon of the working-set path: its cap rows carry the coefficient
@@ -419,12 +431,15 @@ class DesignProblem:
         with delta = 0) at eps <= ``WORKING_SET_MAX_EPSILON``, an expected loss, no user
         constraints, ordinary outputs, HiGHS (or the default) with no options but HiGHS's,
         and at least ``WORKING_SET_MIN_ENTRIES`` entries (smaller problems keep the global
-        program, which solves them in well under a second)."""
+        program, which solves them in well under a second), as long as the worst case (every
+        output entered, ``WORKING_SET_BYTES_PER_PAIR`` per pair) fits ``MEMORY_BUDGET``;
+        beyond, the global program's memory check refuses the design up front."""
         notion = self.privacy
         pure = isinstance(notion, LDP) or (isinstance(notion, ApproxLDP) and notion.delta == 0)
         return (pure and notion.epsilon <= WORKING_SET_MAX_EPSILON
                 and isinstance(self.objective, ExpectedLoss) and not self.constraints
                 and self.focal_sets is None and self.k * self.n >= WORKING_SET_MIN_ENTRIES
+                and self.k * self.n * WORKING_SET_BYTES_PER_PAIR <= MEMORY_BUDGET
                 and solver in (None, "HIGHS", "highs") and set(options) <= {"highs_options"})
 
     def staircase_applies(self) -> bool:

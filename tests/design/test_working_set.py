@@ -14,8 +14,13 @@ from hypothesis import strategies as st
 import mechdesign as md
 from mechdesign.design import strategies
 from mechdesign.design.outcome import GAP_TOL
-from mechdesign.design.problem import WORKING_SET_MAX_EPSILON, WORKING_SET_MIN_ENTRIES
+from mechdesign.design.problem import (
+    WORKING_SET_BYTES_PER_PAIR,
+    WORKING_SET_MAX_EPSILON,
+    WORKING_SET_MIN_ENTRIES,
+)
 from mechdesign.design.result import Status
+from mechdesign.design.solvers import MEMORY_BUDGET
 from mechdesign.design.working_set import dual_lower_bound, solve_working_set
 
 
@@ -108,6 +113,15 @@ def test_dispatch_by_size_notion_objective_and_options():
                                 ).working_set_applies(None, {})
     assert not md.DesignProblem(md.LDP(WORKING_SET_MAX_EPSILON + 1), md.ExpectedLoss(L)
                                 ).working_set_applies(None, {})
+    # the worst case (every output entered) must fit the memory budget: k = m = 2500 does
+    # (6.25e6 pairs x 2,000 B = 11.6 GiB), 2600 does not; beyond, the global program refuses
+    fits = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(md.losses.hamming(2500)))
+    assert fits.working_set_applies(None, {})
+    assert 2600 * 2600 * WORKING_SET_BYTES_PER_PAIR > MEMORY_BUDGET
+    too_big = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(md.losses.hamming(2600)))
+    assert not too_big.working_set_applies(None, {})
+    with pytest.raises(md.SizeLimitError, match="2600 inputs"):
+        too_big.solve()
 
 
 def test_a_time_limit_returns_the_best_point_with_its_gap():
