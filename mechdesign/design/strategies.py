@@ -66,13 +66,18 @@ def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | No
     sol = working_set.solve_working_set(cost, spec.privacy.epsilon, Deadline(time_limit),
                                         options.get("highs_options"))
     solve_time = time.perf_counter() - t0
+    form = "pure LDP, offset form on a working set of outputs (docs/formulations.md)"
+    if sol.Q is None:
+        error = (Deadline(time_limit).stopped("the working-set program") if sol.status ==
+                 "time limit" else f"HiGHS ended the working-set program with {sol.status}")
+        return unsolved_result(spec, Status.SOLVER_ERROR, "HIGHS", form, 0.0, solve_time,
+                               [error], error=error)
     status = Status.OPTIMAL if sol.status == "optimal" else Status.INACCURATE
-    notes = [f"working set: {len(sol.outputs)} of {spec.n} outputs entered in {sol.rounds} "
+    notes = [f"working set: {len(sol.outputs)} of {spec.n} outputs used after {sol.rounds} "
              "rounds (HiGHS primal simplex on the working set, pricing over all outputs)"]
     if sol.status != "optimal":
         notes.append(f"the working-set loop stopped early ({sol.status}): the best point so "
                      "far, with its certified gap")
-    form = "pure LDP, offset form on a working set of outputs (docs/formulations.md)"
     return certified_result(spec, sol.Q, scale * sol.value + offset, status, "HIGHS",
                             "global", form, 0.0, solve_time, {}, notes,
                             {"working_set": list(sol.outputs)},

@@ -54,10 +54,11 @@ MAX_ROUNDS = 1_000
 
 @dataclass(frozen=True)
 class WorkingSetSolution:
-    """The design on the working set: ``Q`` (k x m, zero outside ``outputs``), its value and
-    the lower bound ``G(lambda)`` (both in the units of ``c``), the rounds and outputs."""
+    """The design on the working set: ``Q`` (k x m, zero outside ``outputs``; None when the
+    first LP did not finish), its value and the lower bound ``G(lambda)`` (both in the units
+    of ``c``), the rounds and outputs."""
 
-    Q: np.ndarray
+    Q: np.ndarray | None
     value: float
     bound: float
     rounds: int
@@ -208,10 +209,10 @@ def solve_working_set(c: Any, epsilon: float, deadline: Deadline | None = None,
     first = np.array([int(np.argmin(col_sums))])
     lp.add_outputs(first)
     lp.add_pairs(np.arange(c.shape[0]), np.repeat(first, c.shape[0]))
-    status, rounds, lam = "rounds", 0, np.zeros(c.shape[0])
+    status, rounds, lam, Q = "rounds", 0, np.zeros(c.shape[0]), None
     while rounds < MAX_ROUNDS:
         rounds += 1
-        if deadline.expired:
+        if rounds > 1 and deadline.expired:
             status = "time limit"
             break
         remaining = deadline.remaining()
@@ -221,6 +222,7 @@ def solve_working_set(c: Any, epsilon: float, deadline: Deadline | None = None,
         if model != "kOptimal":
             status = "time limit" if model == "kTimeLimit" else model
             break
+        Q = lp.mechanism()  # the optimum of this round's LP: feasible for the full problem
         lam = lp.row_duals()
         tol = PRICING_TOL * max(1.0, abs(lp.h.getInfo().objective_function_value))
         inside = lp.t_col >= 0
@@ -237,7 +239,9 @@ def solve_working_set(c: Any, epsilon: float, deadline: Deadline | None = None,
         lp.add_outputs(entering)
         lp.add_pairs(np.repeat(np.arange(c.shape[0]), entering.size),
                      np.tile(entering, c.shape[0]))
-    Q = lp.mechanism()
+    if Q is None:  # the first LP did not finish
+        return WorkingSetSolution(None, math.nan, -math.inf, rounds, (), status)
     return WorkingSetSolution(Q, sigma * float((c * Q).sum()),
                               sigma * dual_lower_bound(c, lam, epsilon), rounds,
-                              tuple(int(y) for y in lp.outputs), status)
+                              tuple(int(y) for y in np.flatnonzero(Q.sum(axis=0) > 0)),
+                              status)

@@ -143,18 +143,18 @@ SLOW = textwrap.dedent("""
     sys.exit(main(sys.argv[1:]))
 """)
 
-# The same, but compiling the program announces itself and then waits: a signal sent after
+# The same, but the design's solve announces itself and then waits: a signal sent after
 # "solving" lands inside the command's solve, however fast this machine is.
 IN_SOLVE = textwrap.dedent("""
     import signal, sys, time
-    import cvxpy
     from mechdesign.cli.main import main
-    original = cvxpy.Problem.get_problem_data
+    from mechdesign.design.problem import DesignProblem
+    original = DesignProblem.solve
     def announced(self, *args, **kwargs):
         print("solving", flush=True)
         time.sleep(60)
         return original(self, *args, **kwargs)
-    cvxpy.Problem.get_problem_data = announced
+    DesignProblem.solve = announced
     # as in a terminal (a shell starts background jobs with SIGINT ignored)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.exit(main(sys.argv[1:]))
