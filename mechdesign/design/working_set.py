@@ -18,8 +18,10 @@ Optimal mechanisms use few outputs (9 of 60, 13 of 120, 41 of 600 on random loss
 the program is solved on a working set ``Y`` of outputs, all k pairs of each: the LP in
 ``(T, t_Y, U_Y)`` (``k |Y|`` pair variables, one cap row each), warm-started by HiGHS's
 primal simplex as outputs are added. An output ``y`` outside ``Y`` prices at
-``h_y(lambda) - Lambda`` with the LP's row duals ``lambda``; the most negative enter, and
-the loop ends when none is below ``-PRICING_TOL`` (relative). The lower bound ``G`` is
+``h_y(lambda) - Lambda`` with the LP's row duals ``lambda``; the most negative enter
+(:data:`OUTPUTS_PER_ROUND`), and the loop ends when none is below ``-PRICING_TOL``
+(relative). A time limit returns the last finished round's optimum, which is feasible for
+the full problem, with the bound of that round's duals. The lower bound ``G`` is
 then evaluated over ALL outputs, so the reported gap does not rely on the loop's stopping
 rule. Memory is ``O(k m)`` for the cost matrix and ``O(k |Y|)`` for the LP.
 """
@@ -39,7 +41,9 @@ PRICING_TOL = 1e-10
 """Relative reduced cost below which an output enters (in the cost's units)."""
 
 OUTPUTS_PER_ROUND = 10
-"""Outputs added per round, the most negative reduced costs first."""
+"""Outputs added per round at least (the most negative reduced costs first); up to half the
+working set when more price negative, so that a design using every output (k-RR for a
+Hamming loss) is reached in a logarithmic number of rounds."""
 
 LP_OPTIONS = {"solver": "simplex", "simplex_strategy": 4,
               "primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
