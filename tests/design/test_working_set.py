@@ -56,7 +56,7 @@ def test_same_optimum_as_the_global_program(k, m, eps, loss):
         assert abs(ours.value - ref.value) <= 1e-7 * span
 
 
-@pytest.mark.parametrize("k", [100, 300])
+@pytest.mark.parametrize("k", [100, 300, pytest.param(1000, marks=pytest.mark.slow)])
 def test_hamming_loss_gives_randomized_response(k):
     # Kairouz, Oh & Viswanath 2016: k-RR is optimal for the Hamming loss, value
     # (k - 1) / (e^eps + k - 1) under any prior
