@@ -34,13 +34,14 @@ output ``y`` owns ``w[x, y]`` of them.
 Limits: this is Python; the interpreter's own work is not constant-time at the machine
 level (which row's objects are in cache, the returned output's object). Measured with the
 attack of :mod:`mechdesign.testing.timing` (a threshold on the time of single calls), the
-row is guessed at 49-51% against 50% chance, where the per-row bisection reached 89-94% on
+row is guessed at 49-52% against 50% chance, where the per-row bisection reached 89-94% on
 rows of different scales; a draw costs 2-3.5 us instead of 1.1 us
 (``benchmarks/sampler_timing.py``).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from collections.abc import Sequence
@@ -86,7 +87,7 @@ class ExactSampler:
         self.total = max(totals)
         self._shift = max(self.total.bit_length(), MIN_WIDTH)
         base = (3 << self._shift) - 1
-        self._tables = tuple(tuple(base + c for c in _cumulative(w)) for w in weights)
+        self._tables = tuple(tuple(base + c for c in itertools.accumulate(w)) for w in weights)
         self._mask = 3 << self._shift  # keeps bits B and B+1 of T - u: 2^(B+1) or 3 2^B
         m = len(self._tables[0])
         self._start = m << (self._shift + 2)  # running sums start (and stay) wide
@@ -163,11 +164,3 @@ class ExactSampler:
     def draw_many(self, xs: Sequence[int]) -> list[int]:
         """:meth:`draw` for each row index in ``xs``."""
         return [self.draw(int(x)) for x in xs]
-
-
-def _cumulative(weights: Sequence[int]) -> list[int]:
-    out, acc = [], 0
-    for w in weights:
-        acc += w
-        out.append(acc)
-    return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import itertools
 import os
 import subprocess
 import sys
@@ -31,14 +32,6 @@ EDGE_ROWS = [
 ]
 
 
-def _cumulative(weights):
-    out, acc = [], 0
-    for w in weights:
-        acc += w
-        out.append(acc)
-    return out
-
-
 @pytest.mark.parametrize("row", EDGE_ROWS)
 def test_weights_are_proportional_to_the_stored_floats(row):
     s = ExactSampler([row])
@@ -55,7 +48,7 @@ def test_each_output_owns_exactly_its_weight_of_candidates(row):
     # output y owns the integers u in [C[y-1], C[y]): checked at both ends of every interval
     s = ExactSampler([row, row[::-1]])
     for x in range(2):
-        cum = _cumulative(s.weights(x))
+        cum = list(itertools.accumulate(s.weights(x)))
         for y, (lo, hi) in enumerate(zip([0, *cum[:-1]], cum, strict=True)):
             for u in {lo, hi - 1} if hi > lo else ():
                 assert s.select(x, u) == y
@@ -68,7 +61,7 @@ def test_select_is_the_bisection_of_the_exact_table(Q, data):
     # a candidate at or above the row's own total is rejected (the value m)
     s = ExactSampler(Q)
     for x in range(Q.shape[0]):
-        cum = _cumulative(s.weights(x))
+        cum = list(itertools.accumulate(s.weights(x)))
         for _ in range(20):
             u = data.draw(st.integers(0, s.total - 1))
             expected = bisect.bisect_right(cum, u) if u < s.totals[x] else Q.shape[1]

@@ -63,13 +63,14 @@ def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | No
     objective = spec.objective
     unit, scale, offset = unit_range(objective.loss)
     cost = objective.prior[:, None] * unit
-    sol = working_set.solve_working_set(cost, spec.privacy.epsilon, Deadline(time_limit),
+    deadline = Deadline(time_limit)
+    sol = working_set.solve_working_set(cost, spec.privacy.epsilon, deadline,
                                         options.get("highs_options"))
     solve_time = time.perf_counter() - t0
     form = "pure LDP, offset form on a working set of outputs (docs/formulations.md)"
     if sol.Q is None:
-        error = (Deadline(time_limit).stopped("the working-set program") if sol.status ==
-                 "time limit" else f"HiGHS ended the working-set program with {sol.status}")
+        error = (deadline.stopped("the working-set program") if sol.status == "time limit"
+                 else f"HiGHS ended the working-set program with {sol.status}")
         return unsolved_result(spec, Status.SOLVER_ERROR, "HIGHS", form, 0.0, solve_time,
                                [error], error=error)
     status = Status.OPTIMAL if sol.status == "optimal" else Status.INACCURATE
