@@ -48,7 +48,8 @@ from .solvers import (
 from .symmetry import Symmetry, check_invariant, close_group
 
 __all__ = ["GAP_FLOOR", "GAP_TOL", "MAX_EVIDENTIAL_OUTPUTS", "USER_CONSTRAINT_TOL",
-           "WORKING_SET_BYTES_PER_PAIR", "WORKING_SET_MAX_EPSILON", "WORKING_SET_MIN_ENTRIES",
+           "WORKING_SET_BYTES_PER_ENTRY", "WORKING_SET_BYTES_PER_PAIR",
+           "WORKING_SET_MAX_EPSILON", "WORKING_SET_MIN_ENTRIES",
            "DesignProblem"]
 
 MAX_EVIDENTIAL_OUTPUTS = 10
@@ -61,8 +62,13 @@ WORKING_SET_MIN_ENTRIES = 100 * 100
 
 WORKING_SET_BYTES_PER_PAIR = 2_000
 """Peak memory per (input, output) pair of the working-set LP (a column, a cap row and
-their copies in HiGHS): 1.8 KiB measured at k = 1000 with every output entered (Hamming
-loss, ``benchmarks/ldp_working_set.py``)."""
+their copies in HiGHS): 1.8 KiB measured at k = 1000 with every pair entered (Hamming
+loss, ``benchmarks/ldp_working_set.py``, before ties were kept out). The loop stops (with
+the last round's optimum and its gap) before the LP's pairs pass what the budget leaves."""
+
+WORKING_SET_BYTES_PER_ENTRY = 250
+"""Peak memory per entry of ``k x m`` outside the LP (the costs, the pair index, the pricing
+temporaries, the returned matrix and its certification); checked up front."""
 
 WORKING_SET_MAX_EPSILON = 12.0
 """Largest epsilon of the working-set path. Its cap rows carry ``e^eps - 1`` unscaled, which
@@ -435,16 +441,23 @@ class DesignProblem:
         with delta = 0) at eps <= ``WORKING_SET_MAX_EPSILON``, an expected loss, no user
         constraints, ordinary outputs, HiGHS (or the default) with no options but HiGHS's,
         and at least ``WORKING_SET_MIN_ENTRIES`` entries (smaller problems keep the global
-        program, which solves them in well under a second), as long as the worst case (every
-        output entered, ``WORKING_SET_BYTES_PER_PAIR`` per pair) fits ``MEMORY_BUDGET``;
-        beyond, the global program's memory check refuses the design up front."""
+        program, which solves them in well under a second), as long as its dense arrays
+        (``WORKING_SET_BYTES_PER_ENTRY`` per entry) and the first LP (k pairs) fit
+        ``MEMORY_BUDGET``; beyond, the global program's memory check refuses the design up
+        front. The LP's growth is capped by :meth:`working_set_max_pairs`."""
         notion = self.privacy
         pure = isinstance(notion, LDP) or (isinstance(notion, ApproxLDP) and notion.delta == 0)
         return (pure and notion.epsilon <= WORKING_SET_MAX_EPSILON
                 and isinstance(self.objective, ExpectedLoss) and not self.constraints
                 and self.focal_sets is None and self.k * self.n >= WORKING_SET_MIN_ENTRIES
-                and self.k * self.n * WORKING_SET_BYTES_PER_PAIR <= MEMORY_BUDGET
+                and self.working_set_max_pairs() >= self.k
                 and solver in (None, "HIGHS", "highs") and set(options) <= {"highs_options"})
+
+    def working_set_max_pairs(self) -> int:
+        """The pairs the working-set LP may hold: what ``MEMORY_BUDGET`` leaves after the
+        dense ``k x m`` arrays, at ``WORKING_SET_BYTES_PER_PAIR`` each."""
+        dense = self.k * self.n * WORKING_SET_BYTES_PER_ENTRY
+        return max(0, (MEMORY_BUDGET - dense) // WORKING_SET_BYTES_PER_PAIR)
 
     def staircase_applies(self) -> bool:
         """True when the staircase programs solve this information objective exactly."""

@@ -65,7 +65,8 @@ def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | No
     cost = objective.prior[:, None] * unit
     deadline = Deadline(time_limit)
     sol = working_set.solve_working_set(cost, spec.privacy.epsilon, deadline,
-                                        options.get("highs_options"))
+                                        options.get("highs_options"),
+                                        spec.working_set_max_pairs())
     solve_time = time.perf_counter() - t0
     form = "pure LDP, offset form on a working set of outputs (docs/formulations.md)"
     if sol.Q is None:
@@ -76,7 +77,11 @@ def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | No
     status = Status.OPTIMAL if sol.status == "optimal" else Status.INACCURATE
     notes = [f"working set: {len(sol.outputs)} of {spec.n} outputs used after {sol.rounds} "
              "rounds (HiGHS primal simplex on the working set, pricing over all outputs)"]
-    if sol.status != "optimal":
+    if sol.status == "memory limit":
+        notes.append(f"the working-set loop stopped early (memory limit: its LP would have "
+                     f"passed {spec.working_set_max_pairs():,} pairs, what MEMORY_BUDGET "
+                     "leaves): the best point so far, with its certified gap")
+    elif sol.status != "optimal":
         notes.append(f"the working-set loop stopped early ({sol.status}): the best point so "
                      "far, with its certified gap")
     return certified_result(spec, sol.Q, scale * sol.value + offset, status, "HIGHS",

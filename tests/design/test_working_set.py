@@ -16,6 +16,7 @@ import mechdesign as md
 from mechdesign.design import strategies
 from mechdesign.design.outcome import GAP_TOL
 from mechdesign.design.problem import (
+    WORKING_SET_BYTES_PER_ENTRY,
     WORKING_SET_BYTES_PER_PAIR,
     WORKING_SET_MAX_EPSILON,
     WORKING_SET_MIN_ENTRIES,
@@ -114,15 +115,43 @@ def test_dispatch_by_size_notion_objective_and_options():
                                 ).working_set_applies(None, {})
     assert not md.DesignProblem(md.LDP(WORKING_SET_MAX_EPSILON + 1), md.ExpectedLoss(L)
                                 ).working_set_applies(None, {})
-    # the worst case (every output entered) must fit the memory budget: k = m = 2500 does
-    # (6.25e6 pairs x 2,000 B = 11.6 GiB), 2600 does not; beyond, the global program refuses
-    fits = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(md.losses.hamming(2500)))
-    assert fits.working_set_applies(None, {})
-    assert 2600 * 2600 * WORKING_SET_BYTES_PER_PAIR > MEMORY_BUDGET
-    too_big = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(md.losses.hamming(2600)))
+    # the dense k x m arrays must fit the memory budget, the LP's pairs are capped by what
+    # is left: at the file limit (1e7 entries) 2.3 GiB of arrays leave 5.0 million pairs
+    at_limit = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(md.losses.hamming(3000)))
+    assert at_limit.working_set_applies(None, {})
+    assert at_limit.working_set_max_pairs() == (
+        (MEMORY_BUDGET - 3000 * 3000 * WORKING_SET_BYTES_PER_ENTRY) // WORKING_SET_BYTES_PER_PAIR)
+    assert at_limit.working_set_max_pairs() > 5_000_000
+
+
+def test_arrays_beyond_the_budget_keep_the_global_program(monkeypatch):
+    from mechdesign.design import problem
+
+    monkeypatch.setattr(problem, "WORKING_SET_BYTES_PER_ENTRY", MEMORY_BUDGET // 10_000 + 1)
+    too_big = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(md.losses.hamming(100)))
+    assert too_big.working_set_max_pairs() == 0
     assert not too_big.working_set_applies(None, {})
-    with pytest.raises(md.SizeLimitError, match="2600 inputs"):
-        too_big.solve()
+    res = too_big.solve()  # the global program (whose own memory check applies)
+    assert not any("working set" in n for n in res.notes)
+    assert res.value == pytest.approx(1 - math.e / (math.e + 99), rel=1e-9)  # k-RR
+
+
+def test_a_pair_budget_stops_the_loop_with_the_best_point_and_its_gap(monkeypatch):
+    # a budget of the first LP's k pairs plus a few: the loop stops before the LP passes
+    # it and returns the last round's optimum, private, certified, with its honest gap
+    from mechdesign.design import problem
+
+    L = np.random.default_rng(1).random((150, 150))
+    spec = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L))
+    full = spec.solve()
+    monkeypatch.setattr(problem, "WORKING_SET_BYTES_PER_PAIR", MEMORY_BUDGET // 160)
+    assert spec.working_set_max_pairs() < 160
+    res = spec.solve()
+    assert res.status is Status.INACCURATE and res.certificate.met
+    assert md.epsilon_ldp(res.mechanism) <= 1.0
+    assert any("memory limit" in n for n in res.notes)
+    assert res.value >= full.value and res.gap > GAP_TOL
+    assert res.value * (1 - res.gap) <= full.value * (1 + 1e-6)  # the bound holds
 
 
 def test_a_time_limit_returns_the_best_point_with_its_gap():
