@@ -6,8 +6,9 @@ baseline. ``working set`` is ``DesignProblem(LDP(1), ExpectedLoss(L)).solve()`` 
 the working-set path from k = 100); ``global program`` forces the offset-form LP of every
 entry through ``strategies.solve_program`` (the path of every size before it), with the
 library's default solver for that size (Clarabel above 2,000 variables). Losses: uniform
-random (seed 0), absolute ``|x - y| / (k - 1)``, Hamming (k-RR is optimal:
-``(k - 1) / (e + k - 1)``).
+random (seed 0), absolute ``|x - y| / (k - 1)``, hierarchical (codes 0..k-1 as leaves of
+a tree of branching 10, like ICD or ISCO codes: ``1 - (common leading digits) / depth``),
+Hamming (k-RR is optimal: ``(k - 1) / (e + k - 1)``).
 
     python benchmarks/ldp_working_set.py                 # the table of benchmarks/README.md
     python benchmarks/ldp_working_set.py --k 100 200 --losses random --no-global
@@ -30,6 +31,11 @@ if loss == "random":
     L = np.random.default_rng(0).random((k, k))
 elif loss == "absolute":
     x = np.arange(k); L = np.abs(x[:, None] - x[None, :]) / (k - 1)
+elif loss == "hierarchical":
+    depth = int(np.ceil(np.log10(k))); x = np.arange(k)
+    digits = (x[:, None] // 10 ** np.arange(depth - 1, -1, -1)) % 10
+    same = np.cumprod(digits[:, None, :] == digits[None, :, :], axis=2).sum(axis=2)
+    L = 1.0 - same / depth
 else:
     L = md.losses.hamming(k)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -63,7 +69,8 @@ def cell(r: dict | None, timeout: float) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--k", type=int, nargs="*", default=[100, 200, 400, 600, 1000, 2000, 3000])
-    ap.add_argument("--losses", nargs="*", default=["random", "absolute", "hamming"])
+    ap.add_argument("--losses", nargs="*",
+                    default=["random", "absolute", "hierarchical", "hamming"])
     ap.add_argument("--global-max-k", type=int, default=600,
                     help="largest k run through the global program (default 600)")
     ap.add_argument("--no-global", action="store_true")
