@@ -24,7 +24,7 @@ from .._validation import check_int, check_labels, check_real
 from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ..privacy.notions import LDP, WLDP, ApproxLDP, MetricDP, Notion
+from ..privacy.notions import LDP, WLDP, ApproxLDP, DeletionLDP, MetricDP, Notion
 from . import staircase, strategies
 from .formulations import BuildContext, describe_build, formulate
 from .objectives import (
@@ -75,7 +75,8 @@ WORKING_SET_MAX_EPSILON = 12.0
 multiplies the duals' errors in the bound, and at large eps the optimum is a tiny fraction
 of the costs' scale, below the LP's tolerances: on 100 x 100 losses with a skewed prior the
 certified gap was 7e-10 at eps = 12, 2e-7 at 18, 2e-6 at 20 (absolute loss) and above 1 at
-30 (random loss). Above, the global program's split ratio rows are used."""
+30 (random loss). Above, the global program's split ratio rows are used. Deletion LDP's caps
+are ``e^{2 eps} - 1``: its path stops at eps = ``WORKING_SET_MAX_EPSILON / 2``."""
 
 
 def _check_constraints(constraints: Any) -> dict[str, Callable]:
@@ -438,7 +439,8 @@ class DesignProblem:
 
     def working_set_applies(self, solver: str | None, options: dict) -> bool:
         """True when the working-set path solves this problem: pure LDP (or approximate LDP
-        with delta = 0) at eps <= ``WORKING_SET_MAX_EPSILON``, an expected loss, no user
+        with delta = 0) at eps <= ``WORKING_SET_MAX_EPSILON``, or pure deletion LDP at half
+        that, an expected loss, no user
         constraints, ordinary outputs, HiGHS (or the default) with no options but HiGHS's,
         and at least ``WORKING_SET_MIN_ENTRIES`` entries (smaller problems keep the global
         program, which solves them in well under a second), as long as its dense arrays
@@ -447,7 +449,9 @@ class DesignProblem:
         front. The LP's growth is capped by :meth:`working_set_max_pairs`."""
         notion = self.privacy
         pure = isinstance(notion, LDP) or (isinstance(notion, ApproxLDP) and notion.delta == 0)
-        return (pure and notion.epsilon <= WORKING_SET_MAX_EPSILON
+        deletion = isinstance(notion, DeletionLDP) and notion.delta == 0
+        return (((pure and notion.epsilon <= WORKING_SET_MAX_EPSILON)
+                 or (deletion and notion.epsilon <= WORKING_SET_MAX_EPSILON / 2))
                 and isinstance(self.objective, ExpectedLoss) and not self.constraints
                 and self.focal_sets is None and self.k * self.n >= WORKING_SET_MIN_ENTRIES
                 and self.working_set_max_pairs() >= self.k
@@ -455,9 +459,12 @@ class DesignProblem:
 
     def working_set_max_pairs(self) -> int:
         """The pairs the working-set LP may hold: what ``MEMORY_BUDGET`` leaves after the
-        dense ``k x m`` arrays, at ``WORKING_SET_BYTES_PER_PAIR`` each."""
+        dense ``k x m`` arrays, at ``WORKING_SET_BYTES_PER_PAIR`` each (twice that for
+        deletion LDP, whose pairs carry a second row)."""
         dense = self.k * self.n * WORKING_SET_BYTES_PER_ENTRY
-        return max(0, (MEMORY_BUDGET - dense) // WORKING_SET_BYTES_PER_PAIR)
+        per_pair = WORKING_SET_BYTES_PER_PAIR * (2 if isinstance(self.privacy, DeletionLDP)
+                                                 else 1)
+        return max(0, (MEMORY_BUDGET - dense) // per_pair)
 
     def staircase_applies(self) -> bool:
         """True when the staircase programs solve this information objective exactly."""

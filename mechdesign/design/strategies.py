@@ -28,7 +28,7 @@ import numpy as np
 from .. import catalog
 from ..errors import InfeasibleDesignError, InvalidParameterError, SolverFailedError
 from ..evidential import EvidentialMechanism
-from ..privacy.notions import LDP
+from ..privacy.notions import LDP, DeletionLDP
 from . import local, staircase, working_set
 from .objectives import EstimationVariance, unit_range
 from .outcome import analytic_result, certified_result, unsolved_result
@@ -56,19 +56,23 @@ def solve_program(spec: DesignProblem, solver: str | None, options: dict,
 
 def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | None
                       ) -> DesignResult:
-    """Pure LDP with an expected loss: the LP on a working set of outputs, grown by pricing
-    (:func:`~mechdesign.design.working_set.solve_working_set`), in the loss's unit range;
-    the gap is certified by the dual function over ALL outputs."""
+    """Pure LDP or pure deletion LDP with an expected loss: the LP on a working set of
+    outputs, grown by pricing (:func:`~mechdesign.design.working_set.solve_working_set`), in
+    the loss's unit range; the gap is certified by the dual function over ALL outputs."""
     t0 = time.perf_counter()
     objective = spec.objective
     unit, scale, offset = unit_range(objective.loss)
     cost = objective.prior[:, None] * unit
     deadline = Deadline(time_limit)
-    sol = working_set.solve_working_set(cost, spec.privacy.epsilon, deadline,
+    eps = spec.privacy.epsilon
+    envelope = (working_set.Envelope.deletion(eps, spec.k, spec.n)
+                if isinstance(spec.privacy, DeletionLDP) else working_set.Envelope.ldp(eps))
+    sol = working_set.solve_working_set(cost, envelope, deadline,
                                         options.get("highs_options"),
                                         spec.working_set_max_pairs())
     solve_time = time.perf_counter() - t0
-    form = "pure LDP, offset form on a working set of outputs (docs/formulations.md)"
+    form = (f"{'pure deletion LDP' if isinstance(spec.privacy, DeletionLDP) else 'pure LDP'}, "
+            "offset form on a working set of outputs (docs/formulations.md)")
     if sol.Q is None:
         error = (deadline.stopped("the working-set program") if sol.status == "time limit"
                  else f"HiGHS ended the working-set program with {sol.status}")

@@ -1,4 +1,5 @@
-r"""Pure LDP with a linear objective at large k: a working set of outputs.
+r"""Pure LDP and pure deletion LDP with a linear objective at large k: a working set of
+outputs.
 
 The problem is ``min sum_{x,y} c[x, y] Q[x, y]`` over row-stochastic ``Q`` with
 ``Q[x, y] <= e^eps Q[x', y]`` (``c = prior x loss``). In the offset form
@@ -13,6 +14,11 @@ and for ANY ``lambda`` (feasible or not) the dual function
 ``G(lambda) = min(D, (1 - 1/E) Lambda + D / E)`` with ``D = min_y h_y(lambda)``,
 ``Lambda = sum lambda``, ``E = e^eps`` is a lower bound on the optimum (the primal value
 for ``T`` in ``[1/E, 1]``, minimised over the endpoints; ``docs/formulations.md``).
+
+Pure deletion LDP has the same offset form with ``a = e^{2 eps} - 1``, ``T >= e^-eps`` and
+column maxima ``u_y >= Q[x, y]``, ``sum_y u_y <= e^eps`` (:class:`Envelope`); the maxima's
+total gets a multiplier ``mu >= 0`` and the bound and pricing take the better of
+``u_y = t_y`` and ``u_y = e^{2 eps} t_y`` per output (:func:`dual_lower_bound`).
 
 Optimal mechanisms use few outputs (7 of 60, 12 of 120, 37 of 600, 66 of 1000 on uniform
 random losses), and
@@ -79,34 +85,87 @@ class WorkingSetSolution:
     status: str
 
 
-def dual_lower_bound(c: np.ndarray, lam: np.ndarray, epsilon: float) -> float:
-    """``G(lambda)``, a lower bound on the optimum for any ``lambda``, less the rounding of its
-    float sums (``k`` terms per column, ``2^-52`` each, relative to their magnitudes)."""
-    E, a = math.exp(epsilon), math.expm1(epsilon)
+@dataclass(frozen=True)
+class Envelope:
+    r"""The notion in the offset form: ``t_y <= Q[x, y] <= (1 + cap) t_y``,
+    ``T = sum_y t_y >= floor`` and, when ``max_total`` is set, column maxima
+    ``u_y >= Q[x, y]`` with ``sum_y u_y <= max_total``.
+
+    Pure eps-LDP: ``cap = e^eps - 1``. Pure deletion eps-LDP (a reference distribution r
+    with ``e^-eps r <= Q[x] <= e^eps r``): ``cap = e^{2 eps} - 1``, ``floor = e^-eps`` and
+    ``max_total = e^eps`` (omitted when ``e^eps >= min(k, m)``, where it cannot bind), the
+    conditions of ``formulate_pure_deletion``.
+    """
+
+    cap: float
+    floor: float = 0.0
+    max_total: float | None = None
+
+    @classmethod
+    def ldp(cls, epsilon: float) -> Envelope:
+        return cls(math.expm1(epsilon))
+
+    @classmethod
+    def deletion(cls, epsilon: float, k: int, m: int) -> Envelope:
+        binds = math.exp(epsilon) < min(k, m)
+        return cls(math.expm1(2 * epsilon), math.exp(-epsilon),
+                   math.exp(epsilon) if binds else None)
+
+    @property
+    def t_lower(self) -> float:
+        """A lower bound on ``T`` of every feasible point: the floor, and ``1 / (1 + cap)``
+        (a row sums to 1 and is at most ``(1 + cap) T``)."""
+        return max(self.floor, 1 / (1 + self.cap))
+
+
+def dual_lower_bound(c: np.ndarray, lam: np.ndarray, envelope: Envelope,
+                     mu: float = 0.0) -> float:
+    r"""A lower bound on the optimum for any row multipliers ``lambda`` and any
+    ``mu >= 0`` (the multiplier of ``sum_y u_y <= max_total``), less the rounding of its
+    float sums (``k`` terms per column, ``2^-52`` each, relative to their magnitudes).
+
+    Relaxing the row sums and the maxima's total, the Lagrangian splits by column; with
+    ``u_y = s t_y`` it is linear in ``s`` on ``[1, 1 + cap]``, so each column costs ``t_y g_y``,
+    ``g_y = min(C_y - Lambda + mu, C_y - Lambda + (1 + cap) mu - cap P_y)`` with
+    ``P_y = sum_x (lambda_x - c[x, y])_+`` (only the second term without maxima, ``mu = 0``),
+    and ``T`` in ``[t_lower, 1]``:
+    ``G = Lambda - mu max_total + min(t_lower D, D)``, ``D = min_y g_y``.
+    For pure LDP this is ``min(D', (1 - 1/E) Lambda + D'/E)`` with ``D' = D + Lambda``.
+    """
+    a = envelope.cap
+    mu = max(0.0, float(mu)) if envelope.max_total is not None else 0.0
     excess = np.maximum(lam[:, None] - c, 0.0).sum(axis=0)
-    h = c.sum(axis=0) - a * excess
-    D = float(h.min())
     Lam = float(lam.sum())
+    C = c.sum(axis=0)
+    g = C - Lam + (1 + a) * mu - a * excess
+    if envelope.max_total is not None:
+        g = np.minimum(g, C - Lam + mu)
+    D = float(g.min())
     k = c.shape[0]
-    magnitude = float(np.abs(c).sum(axis=0).max() + a * excess.max() + np.abs(lam).sum())
+    magnitude = float(np.abs(c).sum(axis=0).max() + a * excess.max() + 2 * np.abs(lam).sum()
+                      + (2 + a + (envelope.max_total or 0.0)) * mu)
     rounding = 4 * (k + 2) * 2.0**-52 * magnitude
-    return min(D, (1 - 1 / E) * Lam + D / E) - rounding
+    return (Lam - mu * (envelope.max_total or 0.0) + min(envelope.t_lower * D, D)
+            - rounding)
 
 
 class _WorkingSetLP:
     """The LP on the working set, kept in one ``highspy.Highs`` object and grown in place.
 
-    Columns: ``T``, then ``t_y`` and ``U[:, y]`` as outputs enter. Rows: the k row sums
-    (``T + sum_y U[x, y] = 1``), ``T - sum_y t_y = 0``, and one cap row per pair
-    (``U[x, y] - a t_y <= 0``).
+    Columns: ``T`` (bounds ``[floor, 1]``), then ``t_y`` (and ``u_y``) and ``U[:, y]`` as
+    outputs enter. Rows: the k row sums (``T + sum_y U[x, y] = 1``), ``T - sum_y t_y = 0``,
+    one cap row per pair (``U[x, y] - cap t_y <= 0``) and, with column maxima,
+    ``sum_y u_y <= max_total``, ``t_y - u_y <= 0`` per output and ``t_y + U[x, y] - u_y <= 0``
+    per pair.
     """
 
-    def __init__(self, c: np.ndarray, epsilon: float, options: dict) -> None:
+    def __init__(self, c: np.ndarray, envelope: Envelope, options: dict) -> None:
         import highspy
 
         self.c = c
         self.k, self.m = c.shape
-        self.a = math.expm1(epsilon)
+        self.a = envelope.cap
+        self.maxima = envelope.max_total is not None
         self.inf = highspy.kHighsInf
         silence_highs_banner()
         h = highspy.Highs()
@@ -114,13 +173,16 @@ class _WorkingSetLP:
         for key, value in {**LP_OPTIONS, **options}.items():
             h.setOptionValue(key, value)
         i32 = np.int32
-        h.addCols(1, np.zeros(1), np.zeros(1), np.ones(1), 0, np.zeros(1, i32),
-                  np.zeros(0, i32), np.zeros(0))
+        h.addCols(1, np.zeros(1), np.full(1, envelope.floor), np.ones(1), 0,
+                  np.zeros(1, i32), np.zeros(0, i32), np.zeros(0))
         k = self.k
         h.addRows(k, np.ones(k), np.ones(k), k, np.arange(k, dtype=i32), np.zeros(k, i32),
                   np.ones(k))
         h.addRows(1, np.zeros(1), np.zeros(1), 1, np.zeros(1, i32), np.zeros(1, i32),
                   np.ones(1))
+        if self.maxima:  # row k + 1: sum_y u_y <= max_total
+            h.addRows(1, np.full(1, -self.inf), np.full(1, envelope.max_total), 0,
+                      np.zeros(1, i32), np.zeros(0, i32), np.zeros(0))
         self.h = h
         self.stop = threading.Event()
 
@@ -131,12 +193,22 @@ class _WorkingSetLP:
         h.cbSimplexInterrupt += check
         h.cbIpmInterrupt += check
         self.t_col = np.full(self.m, -1, dtype=np.int64)       # column of t_y, -1: absent
+        self.max_col = np.full(self.m, -1, dtype=np.int64)     # column of u_y
         self.u_col = np.full((self.k, self.m), -1, dtype=np.int64)  # column of U[x, y]
         self.n_cols = 1
         self.n_pairs = 0
 
+    def _rows(self, cols: list[np.ndarray], values: list[float]) -> None:
+        """Rows ``sum_j values[j] * column cols[j][i] <= 0``, one per ``i``."""
+        n, width, i32 = cols[0].size, len(cols), np.int32
+        index = np.stack(cols, axis=1).astype(i32).ravel()
+        value = np.tile(np.asarray(values, dtype=float), n)
+        self.h.addRows(n, np.full(n, -self.inf), np.zeros(n), width * n,
+                       (width * np.arange(n)).astype(i32), index, value)
+
     def add_outputs(self, ys: np.ndarray) -> None:
-        """Enter outputs ``ys``: ``t_y`` (cost ``C_y``, -1 in the T row)."""
+        """Enter outputs ``ys``: ``t_y`` (cost ``C_y``, -1 in the T row) and, with maxima,
+        ``u_y`` (1 in the total row) with ``t_y - u_y <= 0``."""
         ys = np.asarray(ys, dtype=np.int64)
         n, i32 = ys.size, np.int32
         if not n:
@@ -145,24 +217,28 @@ class _WorkingSetLP:
                        np.arange(n, dtype=i32), np.full(n, self.k, i32), -np.ones(n))
         self.t_col[ys] = self.n_cols + np.arange(n)
         self.n_cols += n
+        if self.maxima:
+            self.h.addCols(n, np.zeros(n), np.zeros(n), np.full(n, self.inf), n,
+                           np.arange(n, dtype=i32), np.full(n, self.k + 1, i32), np.ones(n))
+            self.max_col[ys] = self.n_cols + np.arange(n)
+            self.n_cols += n
+            self._rows([self.t_col[ys], self.max_col[ys]], [1.0, -1.0])
 
     def add_pairs(self, xs: np.ndarray, ys: np.ndarray) -> None:
         """Enter pairs ``(x, y)`` of outputs already in: ``U[x, y]`` (cost ``c[x, y]``, 1 in
-        row sum x) and its cap row ``U[x, y] - a t_y <= 0``."""
+        row sum x), its cap row ``U[x, y] - cap t_y <= 0`` and, with maxima,
+        ``t_y + U[x, y] - u_y <= 0``."""
         n, i32 = xs.size, np.int32
         if not n:
             return
         first = self.n_cols
         self.h.addCols(n, self.c[xs, ys], np.zeros(n), np.full(n, self.inf), n,
                        np.arange(n, dtype=i32), xs.astype(i32), np.ones(n))
-        index = np.empty(2 * n, i32)
-        index[0::2] = first + np.arange(n)
-        index[1::2] = self.t_col[ys]
-        value = np.empty(2 * n)
-        value[0::2], value[1::2] = 1.0, -self.a
-        self.h.addRows(n, np.full(n, -self.inf), np.zeros(n), 2 * n,
-                       (2 * np.arange(n)).astype(i32), index, value)
-        self.u_col[xs, ys] = first + np.arange(n)
+        cols = first + np.arange(n)
+        self._rows([cols, self.t_col[ys]], [1.0, -self.a])
+        if self.maxima:
+            self._rows([self.t_col[ys], cols, self.max_col[ys]], [1.0, 1.0, -1.0])
+        self.u_col[xs, ys] = cols
         self.n_cols += n
         self.n_pairs += n
 
@@ -178,8 +254,12 @@ class _WorkingSetLP:
             raise KeyboardInterrupt
         return self.h.getModelStatus().name
 
-    def row_duals(self) -> np.ndarray:
-        return np.asarray(self.h.getSolution().row_dual[:self.k], dtype=float)
+    def duals(self) -> tuple[np.ndarray, float, float]:
+        """``lambda`` (the row sums' duals), ``nu`` (the T row's: ``-Lambda`` while ``T`` is
+        basic) and ``mu >= 0`` (minus the maxima total's, 0 without maxima)."""
+        row = np.asarray(self.h.getSolution().row_dual, dtype=float)
+        mu = max(0.0, -float(row[self.k + 1])) if self.maxima else 0.0
+        return row[:self.k], float(row[self.k]), mu
 
     def mechanism(self) -> np.ndarray:
         """``Q`` from the LP's solution: ``t_y + U[x, y]`` on the working set, 0 elsewhere."""
@@ -189,16 +269,18 @@ class _WorkingSetLP:
         return t[None, :] + U
 
 
-def solve_working_set(c: Any, epsilon: float, deadline: Deadline | None = None,
+def solve_working_set(c: Any, envelope: Envelope, deadline: Deadline | None = None,
                       options: dict | None = None, max_pairs: int | None = None
                       ) -> WorkingSetSolution:
-    """Minimise ``sum c Q`` over pure eps-LDP mechanisms by the working set of outputs.
+    """Minimise ``sum c Q`` over the mechanisms of ``envelope`` (pure LDP, pure deletion
+    LDP) by the working set of outputs.
 
     Parameters
     ----------
     c : array_like, shape (k, m)
         Costs ``prior[x] * loss[x, y]``, finite (unit range recommended).
-    epsilon : float
+    envelope : Envelope
+        ``Envelope.ldp(eps)`` or ``Envelope.deletion(eps, k, m)``.
     deadline : Deadline, optional
         A shared time budget; each LP solve gets what remains (HiGHS ``time_limit``).
     options : dict, optional
@@ -223,13 +305,13 @@ def solve_working_set(c: Any, epsilon: float, deadline: Deadline | None = None,
         sigma = float(np.abs(c).max()) or 1.0
     c = c / sigma
     deadline = deadline or Deadline(None)
-    lp = _WorkingSetLP(c, epsilon, dict(options or {}))
-    a = math.expm1(epsilon)
+    lp = _WorkingSetLP(c, envelope, dict(options or {}))
+    a = envelope.cap
     col_sums = c.sum(axis=0)
     first = np.array([int(np.argmin(col_sums))])
     lp.add_outputs(first)
     lp.add_pairs(np.arange(c.shape[0]), np.repeat(first, c.shape[0]))
-    status, rounds, lam, Q = "rounds", 0, np.zeros(c.shape[0]), None
+    status, rounds, lam, mu, Q = "rounds", 0, np.zeros(c.shape[0]), 0.0, None
     while rounds < MAX_ROUNDS:
         rounds += 1
         if rounds > 1 and deadline.expired:
@@ -243,7 +325,7 @@ def solve_working_set(c: Any, epsilon: float, deadline: Deadline | None = None,
             status = "time limit" if model == "kTimeLimit" else model
             break
         Q = lp.mechanism()  # the optimum of this round's LP: feasible for the full problem
-        lam = lp.row_duals()
+        lam, nu, mu = lp.duals()
         tol = PRICING_TOL * max(1.0, abs(lp.h.getInfo().objective_function_value))
         # a pair left out with gain g costs the bound a * g per column: pairs need g <= tol / E
         pair_tol = tol / (1 + a)
@@ -256,7 +338,10 @@ def solve_working_set(c: Any, epsilon: float, deadline: Deadline | None = None,
                 break
             lp.add_pairs(*missing)
             continue
-        reduced = col_sums - a * np.maximum(gain, 0.0).sum(axis=0) - lam.sum()
+        # the best ray of an output outside (u_y = t_y or u_y = (1 + a) t_y with maxima)
+        reduced = col_sums + nu + (1 + a) * mu - a * np.maximum(gain, 0.0).sum(axis=0)
+        if lp.maxima:
+            reduced = np.minimum(reduced, col_sums + nu + mu)
         reduced[inside] = np.inf
         entering = np.flatnonzero(reduced < -tol)
         if entering.size == 0:
@@ -275,6 +360,6 @@ def solve_working_set(c: Any, epsilon: float, deadline: Deadline | None = None,
     if Q is None:  # the first LP did not finish
         return WorkingSetSolution(None, math.nan, -math.inf, rounds, (), status)
     return WorkingSetSolution(Q, sigma * float((c * Q).sum()),
-                              sigma * dual_lower_bound(c, lam, epsilon), rounds,
+                              sigma * dual_lower_bound(c, lam, envelope, mu), rounds,
                               tuple(int(y) for y in np.flatnonzero(Q.sum(axis=0) > 0)),
                               status)

@@ -178,9 +178,11 @@ class LDP(Notion):
         return True
 
     def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray:
+        # ratio_envelope with log_factor = aim eps (1 - I): every row is raised to
+        # e^{-aim eps} times its column's maximum (the z = x term never binds), in O(k m)
+        # instead of O(k^2 m) (a 3000 x 3000 design spent 170 s here)
         Q = as_ordinary(mechanism).matrix
-        k = Q.shape[0]
-        return ratio_envelope(Q, aim * self.epsilon * (1.0 - np.eye(k)))
+        return np.maximum(Q, np.exp(-aim * self.epsilon) * Q.max(axis=0)[None, :])
 
     def describe(self) -> str:
         return f"LDP, epsilon = {self.epsilon:g}"

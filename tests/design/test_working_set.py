@@ -23,7 +23,7 @@ from mechdesign.design.problem import (
 )
 from mechdesign.design.result import Status
 from mechdesign.design.solvers import MEMORY_BUDGET
-from mechdesign.design.working_set import dual_lower_bound, solve_working_set
+from mechdesign.design.working_set import Envelope, dual_lower_bound, solve_working_set
 
 
 def _losses(k: int, m: int, seed: int) -> dict[str, np.ndarray]:
@@ -57,7 +57,7 @@ def test_same_optimum_as_the_global_program(k, m, eps, loss):
         assert abs(ours.value - ref.value) <= 1e-7 * span
 
 
-@pytest.mark.parametrize("k", [100, 300, pytest.param(1000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("k", [100, 300, 1000, pytest.param(3000, marks=pytest.mark.slow)])
 def test_hamming_loss_gives_randomized_response(k):
     # Kairouz, Oh & Viswanath 2016: k-RR is optimal for the Hamming loss, value
     # (k - 1) / (e^eps + k - 1) under any prior
@@ -79,12 +79,50 @@ def test_the_dual_function_bounds_the_optimum_for_any_multipliers(k, m, eps, see
     prob = md.DesignProblem(md.LDP(eps), md.ExpectedLoss(L))
     optimum = strategies.solve_program(prob, None, {}, None).value
     lam = rng.normal(shift, 1.0, k) / k
-    assert dual_lower_bound(L / k, lam, eps) <= optimum + 1e-12
+    assert dual_lower_bound(L / k, lam, Envelope.ldp(eps)) <= optimum + 1e-12
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 8), st.integers(2, 8), st.floats(0.05, 3.0), st.integers(0, 10**6),
+       st.floats(-2.0, 2.0), st.floats(0.0, 3.0))
+def test_the_deletion_bound_holds_for_any_multipliers(k, m, eps, seed, shift, mu):
+    # deletion LDP: any lambda and any mu >= 0 (the column maxima's multiplier) bound the
+    # optimum of the global program (formulate_pure_deletion, a second formulation)
+    rng = np.random.default_rng(seed)
+    L = rng.random((k, m))
+    prob = md.DesignProblem(md.DeletionLDP(eps), md.ExpectedLoss(L))
+    optimum = strategies.solve_program(prob, None, {}, None).value
+    lam = rng.normal(shift, 1.0, k) / k
+    envelope = Envelope.deletion(eps, k, m)
+    assert (envelope.max_total is not None) == (math.exp(eps) < min(k, m))
+    assert dual_lower_bound(L / k, lam, envelope, mu / k) <= optimum + 1e-12
+
+
+@pytest.mark.parametrize("k,m", [(6, 6), (12, 20), (40, 40), (60, 45)])
+@pytest.mark.parametrize("eps", [0.1, 0.7, 2.0, 4.0])
+@pytest.mark.parametrize("loss", ["random", "absolute", "wide"])
+def test_deletion_ldp_has_the_global_program_s_optimum(k, m, eps, loss):
+    # pure deletion LDP (a reference distribution r with e^-eps r <= Q[x] <= e^eps r):
+    # the working set against formulate_pure_deletion's program; the matrix passes the
+    # independent deletion measure. eps = 2 and 4 at k = 6: e^eps >= min(k, m), no maxima
+    L = _losses(k, m, seed=k + m + 1)[loss]
+    prior = np.random.default_rng(k + 1).dirichlet(np.ones(k))
+    prob = md.DesignProblem(md.DeletionLDP(eps), md.ExpectedLoss(L, prior))
+    ours = strategies.solve_working_set(prob, {}, None)
+    ref = strategies.solve_program(prob, None, {}, None)
+    assert ours.status is Status.OPTIMAL and ours.gap <= GAP_TOL
+    for res in (ours, ref):
+        assert res.certificate.met
+        assert md.epsilon_deletion(res.mechanism).epsilon <= eps
+    span = float(L.max() - L.min())
+    assert ours.value <= ref.value + 1e-7 * span
+    if ref.status is Status.OPTIMAL:
+        assert abs(ours.value - ref.value) <= 1e-7 * span
 
 
 def test_the_dual_bound_is_tight_at_the_loop_s_multipliers():
     L = np.random.default_rng(3).random((80, 80))
-    sol = solve_working_set(L / 80, 1.0)
+    sol = solve_working_set(L / 80, Envelope.ldp(1.0))
     assert sol.status == "optimal"
     assert 0 <= sol.value - sol.bound <= 1e-9 * sol.value
     assert len(sol.outputs) < 40  # the optimum uses few outputs
@@ -114,6 +152,13 @@ def test_dispatch_by_size_notion_objective_and_options():
                                 constraints={"c": lambda Q: Q[0, 0] >= 0.1}
                                 ).working_set_applies(None, {})
     assert not md.DesignProblem(md.LDP(WORKING_SET_MAX_EPSILON + 1), md.ExpectedLoss(L)
+                                ).working_set_applies(None, {})
+    # pure deletion LDP too, up to half the epsilon (its caps are e^{2 eps} - 1)
+    assert md.DesignProblem(md.DeletionLDP(WORKING_SET_MAX_EPSILON / 2), md.ExpectedLoss(L)
+                            ).working_set_applies(None, {})
+    assert not md.DesignProblem(md.DeletionLDP(WORKING_SET_MAX_EPSILON / 2 + 0.1),
+                                md.ExpectedLoss(L)).working_set_applies(None, {})
+    assert not md.DesignProblem(md.DeletionLDP(1.0, 0.01), md.ExpectedLoss(L)
                                 ).working_set_applies(None, {})
     # the dense k x m arrays must fit the memory budget, the LP's pairs are capped by what
     # is left: at the file limit (1e7 entries) 2.3 GiB of arrays leave 5.0 million pairs
