@@ -1,4 +1,5 @@
-"""Pure LDP at large k: the working-set path against the global program, side by side.
+"""Pure (deletion) LDP at large k: the working-set path against the global program, side by
+side.
 
 Each run is a fresh ``python -c`` subprocess (so its peak memory is its own): build the
 loss, solve, report wall time, value, certified gap and peak RSS above the imported
@@ -12,6 +13,7 @@ Hamming (k-RR is optimal: ``(k - 1) / (e + k - 1)``).
 
     python benchmarks/ldp_working_set.py                 # the table of benchmarks/README.md
     python benchmarks/ldp_working_set.py --k 100 200 --losses random --no-global
+    python benchmarks/ldp_working_set.py --notion deletion --k 100 200 400 1000
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import json, resource, sys, time
 import numpy as np
 import mechdesign as md
 from mechdesign.design import strategies
-k, loss, path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+k, loss, path, notion = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 if loss == "random":
     L = np.random.default_rng(0).random((k, k))
 elif loss == "absolute":
@@ -39,7 +41,8 @@ elif loss == "hierarchical":
 else:
     L = md.losses.hamming(k)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-prob = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L))
+privacy = md.DeletionLDP(1.0) if notion == "deletion" else md.LDP(1.0)
+prob = md.DesignProblem(privacy, md.ExpectedLoss(L))
 t = time.perf_counter()
 res = prob.solve() if path == "ws" else strategies.solve_program(prob, None, {}, None)
 dt = time.perf_counter() - t
@@ -50,9 +53,9 @@ print(json.dumps({"time": dt, "value": res.value, "gap": res.gap, "status": res.
 """
 
 
-def run(k: int, loss: str, path: str, timeout: float) -> dict | None:
+def run(k: int, loss: str, path: str, timeout: float, notion: str = "ldp") -> dict | None:
     try:
-        out = subprocess.run([sys.executable, "-c", CHILD, str(k), loss, path],
+        out = subprocess.run([sys.executable, "-c", CHILD, str(k), loss, path, notion],
                              capture_output=True, text=True, timeout=timeout, check=True)
     except subprocess.TimeoutExpired:
         return None
@@ -75,20 +78,22 @@ def main() -> None:
                     help="largest k run through the global program (default 600)")
     ap.add_argument("--no-global", action="store_true")
     ap.add_argument("--timeout", type=float, default=900.0)
+    ap.add_argument("--notion", choices=["ldp", "deletion"], default="ldp",
+                    help="pure LDP (default) or pure deletion LDP, eps = 1")
     args = ap.parse_args()
-    print(f"{'loss':9s} {'k':>5s}  {'working set':40s} {'global program':40s} "
+    print(f"{'loss':12s} {'k':>5s}  {'working set':40s} {'global program':40s} "
           f"{'ratio':>7s} {'same value':>10s}")
     for loss in args.losses:
         for k in args.k:
             print(f"  {loss} k = {k} ...", file=sys.stderr, flush=True)
-            ws = run(k, loss, "ws", args.timeout)
+            ws = run(k, loss, "ws", args.timeout, args.notion)
             tried = not args.no_global and k <= args.global_max_k
-            glob = run(k, loss, "global", args.timeout) if tried else None
+            glob = run(k, loss, "global", args.timeout, args.notion) if tried else None
             ratio = (f"{glob['time'] / ws['time']:6.1f}x" if ws and glob else "-")
             same = (f"{abs(ws['value'] - glob['value']) / abs(glob['value']):.1e}"
                     if ws and glob else "-")
             right = cell(glob, args.timeout) if tried else "-"
-            print(f"{loss:9s} {k:5d}  {cell(ws, args.timeout):40s} {right:40s} {ratio:>7s} "
+            print(f"{loss:12s} {k:5d}  {cell(ws, args.timeout):40s} {right:40s} {ratio:>7s} "
                   f"{same:>10s}", flush=True)
 
 
