@@ -26,7 +26,15 @@ import numpy as np
 
 from .outcome import GAP_TOL, certified_result, gap_of, unsolved_result
 from .result import DesignResult, Status
-from .solvers import Run, choose_solver, dual_bound, is_lp, solve_compiled, solver_options
+from .solvers import (
+    Deadline,
+    Run,
+    choose_solver,
+    dual_bound,
+    is_lp,
+    solve_compiled,
+    solver_options,
+)
 
 if TYPE_CHECKING:
     from .problem import DesignProblem
@@ -105,8 +113,10 @@ class Program:
         """The first solve and the re-solves it calls for: the rescues of a doubtful status
         (:meth:`rescues`) until one gives a solution, then, for an LP, second methods (the
         other solver, then HiGHS simplex, whose vertex answer has exact complementary duals)
-        while the certified gap exceeds :data:`~mechdesign.design.outcome.GAP_TOL`."""
+        while the certified gap exceeds :data:`~mechdesign.design.outcome.GAP_TOL`, all
+        within one ``time_limit`` (a re-solve gets what the earlier ones left)."""
         spec = spec or self.problem
+        deadline = Deadline(time_limit)  # one budget for the first solve and its re-solves
         runs = [self.run(name, options, runner, time_limit, spec)]
         if runs[0].timed_out:
             return runs
@@ -128,8 +138,10 @@ class Program:
             if not rescue and (best is None or best.gap is None or best.gap <= GAP_TOL or any(
                     r.name == alt and r.options == alt_options for r in runs)):
                 continue
+            if deadline.expired:
+                break
             if alt in cp.installed_solvers():
-                runs.append(self.run(alt, alt_options, None, time_limit, spec))
+                runs.append(self.run(alt, alt_options, None, deadline.remaining(), spec))
         return runs
 
     def rescues(self, first: Run, lp: bool, other: str | None, explicit: bool,
