@@ -483,11 +483,12 @@ class DesignProblem:
               **options: Any) -> DesignResult:
         """Solve, certify (clean, re-measure, repair) and return a :class:`DesignResult`.
 
-        ``time_limit`` (seconds) is passed to the solver of each attempt of an LP or convex
-        program; a solve stopped by it ends with status ``solver error`` and a note naming
-        the limit. The staircase and local programs of information objectives share it as
-        one budget (:class:`~mechdesign.design.solvers.Deadline`) over their several
-        solves: stopped after a first answer, they return their best point so far as
+        ``time_limit`` (seconds) is one budget
+        (:class:`~mechdesign.design.solvers.Deadline`) for the whole solve: an LP or convex
+        program's first attempt gets all of it and each re-solve what is left; a solve
+        stopped by it ends with status ``solver error`` and a note naming the limit. The
+        staircase, local and working-set programs share it over their several solves:
+        stopped after a first answer, they return their best point so far as
         ``inaccurate`` with a note; stopped before, they raise ``SolverFailedError`` naming
         the limit. Ctrl-C stops a native solve within about a second and raises
         ``KeyboardInterrupt``. A design whose estimated memory exceeds
