@@ -56,15 +56,20 @@ print(json.dumps({"time": dt, "value": res.value, "gap": res.gap, "status": res.
 def run(k: int, loss: str, path: str, timeout: float, notion: str = "ldp") -> dict | None:
     try:
         out = subprocess.run([sys.executable, "-c", CHILD, str(k), loss, path, notion],
-                             capture_output=True, text=True, timeout=timeout, check=True)
+                             capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    lines = out.stdout.strip().splitlines()
+    if out.returncode != 0 or not lines:  # a crash is a result too, not the end of the run
+        return {"error": f"exit {out.returncode}: {out.stderr.strip()[-100:]}"}
+    return json.loads(lines[-1])
 
 
 def cell(r: dict | None, timeout: float) -> str:
     if r is None:
         return f"> {timeout:.0f} s (stopped)"
+    if "error" in r:
+        return r["error"]
     gap = "-" if r["gap"] is None else f"{r['gap']:.1e}"
     return f"{r['time']:8.2f} s  gap {gap}  {r['peak_mib']:7.0f} MiB"
 
@@ -89,9 +94,10 @@ def main() -> None:
             ws = run(k, loss, "ws", args.timeout, args.notion)
             tried = not args.no_global and k <= args.global_max_k
             glob = run(k, loss, "global", args.timeout, args.notion) if tried else None
-            ratio = (f"{glob['time'] / ws['time']:6.1f}x" if ws and glob else "-")
+            both = ws and glob and "error" not in ws and "error" not in glob
+            ratio = f"{glob['time'] / ws['time']:6.1f}x" if both else "-"
             same = (f"{abs(ws['value'] - glob['value']) / abs(glob['value']):.1e}"
-                    if ws and glob else "-")
+                    if both else "-")
             right = cell(glob, args.timeout) if tried else "-"
             print(f"{loss:12s} {k:5d}  {cell(ws, args.timeout):40s} {right:40s} {ratio:>7s} "
                   f"{same:>10s}", flush=True)
