@@ -26,7 +26,7 @@ few pairs ``U[x, y] > 0`` (k-RR for a Hamming loss uses every output but one pai
 so the program is solved on a working set: outputs ``Y`` and, for each, the pairs that
 price profitably, ``c[x, y] < lambda_x - tol / e^eps`` (a pair outside prices at
 ``c[x, y] - lambda_x``, its cap row being absent; pairs at a tie, which a Hamming loss has
-by the thousand, stay out: entering them all took k-RR at k = 1000 from 0.4 s to 27 s and
+by the thousand, stay out: entering them all took k-RR at k = 1000 from 0.8 s to 27 s and
 1.4 GB). The LP in ``(T, t_Y, U_W)`` (one cap row per pair) is
 warm-started by HiGHS's primal simplex as columns are added. Missing pairs of outputs
 already in enter first; when there are none, an output ``y`` outside ``Y`` prices at
