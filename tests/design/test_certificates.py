@@ -213,6 +213,31 @@ def test_time_limit_stops_the_solve_and_names_the_limit():
     assert elapsed < 10  # building the LP and one time-limited attempt, no re-solves
 
 
+def test_a_second_method_gets_as_long_as_the_first_solve(monkeypatch):
+    # a solved design whose certified gap is above tolerance is re-solved by other methods
+    # as a check, each for at most the first solve's time (SECOND_METHOD_MIN_SECONDS at
+    # least), not for the rest of the budget
+    from mechdesign.design import program
+    from mechdesign.design.program import Program
+    from mechdesign.design.solvers import Run
+
+    limits = []
+    Q = md.randomized_response(3, 1.0).matrix
+
+    def solved_with_a_gap(self, name, options, runner=None, time_limit=None, spec=None,
+                          with_solution=True):
+        limits.append(time_limit)
+        return Run(name, Status.OPTIMAL, "", 0.2, Q=Q.copy(), solver_value=2 / (math.e + 2),
+                   gap=1e-5)
+
+    monkeypatch.setattr(Program, "run", solved_with_a_gap)
+    monkeypatch.setattr(program, "SECOND_METHOD_MIN_SECONDS", 0.05)
+    md.DesignProblem(md.LDP(1.0), md.WorstCaseLoss(md.losses.hamming(3))).solve(
+        time_limit=100)
+    assert limits[0] == 100 and len(limits) == 3  # the first, the other solver, simplex
+    assert limits[1:] == [0.2, 0.2]
+
+
 def test_re_solves_share_the_time_limit(monkeypatch):
     # FINDING: every re-solve got the whole time_limit (up to three times it in all: a
     # 28 x 28 spanner grid was still in its HiGHS re-solve after 7 minutes of Clarabel and
