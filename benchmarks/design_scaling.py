@@ -680,6 +680,11 @@ def grid_cell(n: int, sym: bool, limit: float) -> dict:
     return json.loads(lines[-1])
 
 
+GRID_SIZES: list[int] | None = None
+"""``--grids N ...``: the symmetry-reduced sizes of section 6 (default 20 to 48, and the
+unreduced 20 x 20)."""
+
+
 def section_grids(quick: bool) -> None:
     print("\n== 6. Geo-indistinguishability at scale: 1.1-spanner + the 8 grid symmetries ==")
     print("eps = 1 per unit, Euclidean grid, uniform prior, loss = distance; each cell a fresh "
@@ -691,6 +696,8 @@ def section_grids(quick: bool) -> None:
     plan = ([(8, True), (8, False)] if quick else
             [(20, False), (20, True), (24, True), (28, True), (32, True), (40, True),
              (48, True)])
+    if GRID_SIZES:
+        plan = [(n, True) for n in GRID_SIZES]
     rows = []
     for n, sym in plan:
         progress(f"grid {n}x{n} {'symmetry' if sym else 'unreduced'}")
@@ -765,7 +772,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="smoke run, under a minute")
     parser.add_argument("--only", choices=[*SECTIONS, *ALIASES], default=None,
                         help="run one section (name or number)")
+    parser.add_argument("--grids", type=int, nargs="+", default=None,
+                        help="section 6: these n x n grids only (symmetry-reduced)")
     args = parser.parse_args(argv)
+    global GRID_SIZES
+    GRID_SIZES = args.grids
     names = list(SECTIONS) if args.only is None else [ALIASES.get(args.only, args.only)]
     print(f"design_scaling.py {'--quick' if args.quick else '(full run)'}, "
           f"{datetime.date.today().isoformat()}")
