@@ -71,7 +71,8 @@ def cell(r: dict | None, timeout: float) -> str:
     if "error" in r:
         return r["error"]
     gap = "-" if r["gap"] is None else f"{r['gap']:.1e}"
-    return f"{r['time']:8.2f} s  gap {gap}  {r['peak_mib']:7.0f} MiB"
+    status = "" if r["status"] == "optimal" else f" {r['status']}"
+    return f"{r['time']:8.2f} s  gap {gap}  {r['peak_mib']:7.0f} MiB{status}"
 
 
 def main() -> None:
