@@ -15,8 +15,13 @@ mixed-integer linear programming", Math. Program. 2004). The box comes from the 
 bounds and is tightened by bound propagation on the rows themselves (a row with
 non-negative variables and positive coefficients bounds each of them, e.g. ``sum_y
 Q[x, y] = 1`` gives ``Q <= 1``); a column whose box stays infinite on the side its
-reduced cost needs makes the bound ``-inf`` (no certificate). Nothing here trusts the
-solver's own optimality claim: the bound is a number computed from the problem data.
+reduced cost needs makes the bound ``-inf`` (no certificate). An interior-point answer
+leaves small negative reduced costs on many columns, each costing ``|r_j| hi_j``; the bound
+is also evaluated with each equality's multiplier raised just enough to lift the columns
+only it holds to ``r_j >= 0`` (``y_eq`` is free, so this is another valid ``y``), and the
+better of the two is kept: on the 20 x 20 grid LP the gap of Clarabel's answer went from
+3.1e-7 to 8.5e-10. Nothing here trusts the solver's own optimality claim: the bound is a
+number computed from the problem data.
 """
 
 from __future__ import annotations
@@ -56,11 +61,45 @@ def lp_lower_bound(A: Any, b: np.ndarray, c: np.ndarray, n_eq: int, n_leq: int,
     low = np.full(n, -np.inf) if lo is None else np.asarray(lo, dtype=float).copy()
     high = np.full(n, np.inf) if hi is None else np.asarray(hi, dtype=float).copy()
     low, high = propagate_bounds(A, b, n_eq, low, high)
+    best = _bound_at(A, b, c, y, low, high)
+    if n_eq:  # the same with the equalities' multipliers lifted (any free y_eq is valid)
+        best = max(best, _bound_at(A, b, c, _lift_equalities(A[:n_eq], c + A.T @ y, y, low),
+                                   low, high))
+    return best
+
+
+def _bound_at(A: sp.csr_matrix, b: np.ndarray, c: np.ndarray, y: np.ndarray,
+              low: np.ndarray, high: np.ndarray) -> float:
+    """``-b^T y + sum_j min(r_j lo_j, r_j hi_j)``, ``r = c + A^T y`` (``-inf`` if not finite)."""
     r = c + A.T @ y
     with np.errstate(invalid="ignore", over="ignore"):
         terms = np.where(r > 0, r * low, np.where(r < 0, r * high, 0.0))
     total = float(terms.sum()) - float(b @ y)
     return total if math.isfinite(total) else -math.inf
+
+
+def _lift_equalities(A_eq: sp.csr_matrix, r: np.ndarray, y: np.ndarray, low: np.ndarray
+                     ) -> np.ndarray:
+    r"""Multipliers with each equality's ``y_i`` raised just enough that the columns only it
+    holds (one nonzero among the equalities, positive, finite lower bound) get ``r_j >= 0``.
+
+    An interior-point answer leaves tiny negative reduced costs (its tolerance) on many
+    columns; each costs the bound ``|r_j| hi_j``, summed over every column (on a 28 x 28
+    grid LP: 1.2e-6 of the optimum). Raising ``y_i`` by ``delta_i = max_j (-r_j / A_ij)``
+    costs ``b_i delta_i`` instead, a maximum rather than a sum (a row sum
+    ``sum_y Q[x, y] = 1`` is the typical row). The caller keeps the better of both bounds.
+    """
+    csc = A_eq.tocsc()
+    single = np.diff(csc.indptr) == 1
+    cols = np.flatnonzero(single & (r < 0) & np.isfinite(low))
+    y = y.copy()
+    if cols.size:
+        rows, coef = csc.indices[csc.indptr[cols]], csc.data[csc.indptr[cols]]
+        up = coef > 0
+        delta = np.zeros(A_eq.shape[0])
+        np.maximum.at(delta, rows[up], -r[cols[up]] / coef[up])
+        y[:A_eq.shape[0]] += delta * (1 + 1e-12)
+    return y
 
 
 def propagate_bounds(A: sp.csr_matrix, b: np.ndarray, n_eq: int, low: np.ndarray,
