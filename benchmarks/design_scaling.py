@@ -636,23 +636,19 @@ def section_memory(quick: bool) -> None:
     sys.stdout.flush()
 
 
-# ---------------------------------------------------------------------------- main
 # ---------------------------------------------------------------------------- section 6
 GRID_CHILD = """
-import json, re, resource, sys, time
-import numpy as np
+import json, resource, sys, time
+sys.path.insert(0, sys.argv[4])
 import mechdesign as md
-from mechdesign.design.symmetry import grid_symmetries
+from design_scaling import euclid, metric_problem
 from mechdesign.neighbors import greedy_spanner
 n, sym, limit = int(sys.argv[1]), sys.argv[2] == "1", float(sys.argv[3])
-P = np.array([(i, j) for i in range(n) for j in range(n)], dtype=float)
-D = np.sqrt(((P[:, None, :] - P[None, :, :]) ** 2).sum(-1))
+prob = metric_problem(n, "1.1", sym)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t = time.perf_counter()
-edges, dil = greedy_spanner(D, 1.1)
+edges, dil = greedy_spanner(euclid(n), 1.1)
 spanner_s = time.perf_counter() - t
-prob = md.DesignProblem(md.MetricDP(1.0, D, spanner=1.1), md.ExpectedLoss(D),
-                        symmetry=grid_symmetries(n, n) if sym else None)
 t = time.perf_counter()
 try:
     res = prob.solve(time_limit=limit)
@@ -670,8 +666,8 @@ print(json.dumps(out))
 def grid_cell(n: int, sym: bool, limit: float) -> dict:
     try:
         out = subprocess.run([sys.executable, "-c", GRID_CHILD, str(n), "1" if sym else "0",
-                              str(limit)], capture_output=True, text=True,
-                             timeout=limit + 600)
+                              str(limit), os.path.dirname(os.path.abspath(__file__))],
+                             capture_output=True, text=True, timeout=limit + 600)
     except subprocess.TimeoutExpired:
         return {"status": "killed (no answer within the limit + 600 s)"}
     lines = out.stdout.strip().splitlines()
@@ -680,12 +676,9 @@ def grid_cell(n: int, sym: bool, limit: float) -> dict:
     return json.loads(lines[-1])
 
 
-GRID_SIZES: list[int] | None = None
-"""``--grids N ...``: the symmetry-reduced sizes of section 6 (default 20 to 48, and the
-unreduced 20 x 20)."""
-
-
-def section_grids(quick: bool) -> None:
+def section_grids(quick: bool, sizes: Sequence[int] | None = None) -> None:
+    """Section 6; ``sizes`` (``--grids N ...``): these symmetry-reduced grids only (default
+    20 to 48, and the unreduced 20 x 20)."""
     print("\n== 6. Geo-indistinguishability at scale: 1.1-spanner + the 8 grid symmetries ==")
     print("eps = 1 per unit, Euclidean grid, uniform prior, loss = distance; each cell a fresh "
           "subprocess, DesignProblem(...).solve(time_limit=...) end to end (spanner "
@@ -696,8 +689,8 @@ def section_grids(quick: bool) -> None:
     plan = ([(8, True), (8, False)] if quick else
             [(20, False), (20, True), (24, True), (28, True), (32, True), (40, True),
              (48, True)])
-    if GRID_SIZES:
-        plan = [(n, True) for n in GRID_SIZES]
+    if sizes:
+        plan = [(n, True) for n in sizes]
     rows = []
     for n, sym in plan:
         progress(f"grid {n}x{n} {'symmetry' if sym else 'unreduced'}")
@@ -718,6 +711,7 @@ def section_grids(quick: bool) -> None:
            "total s", "solver", "value", "gap", "peak MiB", "status"], rows)
 
 
+# ---------------------------------------------------------------------------- main
 SECTIONS = {"ldp": section_ldp, "solvers": section_solvers, "metric": section_metric,
             "estimation": section_estimation, "memory": section_memory, "grids": section_grids}
 ALIASES = {"1": "ldp", "2": "solvers", "3": "metric", "4": "estimation", "5": "memory",
@@ -775,8 +769,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--grids", type=int, nargs="+", default=None,
                         help="section 6: these n x n grids only (symmetry-reduced)")
     args = parser.parse_args(argv)
-    global GRID_SIZES
-    GRID_SIZES = args.grids
     names = list(SECTIONS) if args.only is None else [ALIASES.get(args.only, args.only)]
     print(f"design_scaling.py {'--quick' if args.quick else '(full run)'}, "
           f"{datetime.date.today().isoformat()}")
@@ -788,7 +780,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     warm_up()
     start = time.perf_counter()
     for name in names:
-        SECTIONS[name](args.quick)
+        if name == "grids":
+            section_grids(args.quick, args.grids)
+        else:
+            SECTIONS[name](args.quick)
     print(f"\ntotal wall time: {time.perf_counter() - start:.0f} s; load average at end "
           f"(1, 5, 15 min): {load()}")
 

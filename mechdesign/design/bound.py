@@ -61,17 +61,18 @@ def lp_lower_bound(A: Any, b: np.ndarray, c: np.ndarray, n_eq: int, n_leq: int,
     low = np.full(n, -np.inf) if lo is None else np.asarray(lo, dtype=float).copy()
     high = np.full(n, np.inf) if hi is None else np.asarray(hi, dtype=float).copy()
     low, high = propagate_bounds(A, b, n_eq, low, high)
-    best = _bound_at(A, b, c, y, low, high)
+    r = c + A.T @ y
+    best = _bound_at(b, y, r, low, high)
     if n_eq:  # the same with the equalities' multipliers lifted (any free y_eq is valid)
-        best = max(best, _bound_at(A, b, c, _lift_equalities(A[:n_eq], c + A.T @ y, y, low),
-                                   low, high))
+        lifted = _lift_equalities(A[:n_eq], r, y, low)
+        best = max(best, _bound_at(b, lifted, c + A.T @ lifted, low, high))
     return best
 
 
-def _bound_at(A: sp.csr_matrix, b: np.ndarray, c: np.ndarray, y: np.ndarray,
-              low: np.ndarray, high: np.ndarray) -> float:
-    """``-b^T y + sum_j min(r_j lo_j, r_j hi_j)``, ``r = c + A^T y`` (``-inf`` if not finite)."""
-    r = c + A.T @ y
+def _bound_at(b: np.ndarray, y: np.ndarray, r: np.ndarray, low: np.ndarray,
+              high: np.ndarray) -> float:
+    """``-b^T y + sum_j min(r_j lo_j, r_j hi_j)`` with ``r = c + A^T y`` (``-inf`` if not
+    finite)."""
     with np.errstate(invalid="ignore", over="ignore"):
         terms = np.where(r > 0, r * low, np.where(r < 0, r * high, 0.0))
     total = float(terms.sum()) - float(b @ y)

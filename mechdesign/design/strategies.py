@@ -4,8 +4,9 @@ r"""The solve methods of a design problem, one function each.
   :class:`~mechdesign.design.program.Program`), with its re-solves and certificate;
 * :func:`solve_walley`: WLDP read by Walley, reduced to the pure-LDP problem over the
   outputs and embedded on the singleton messages;
-* :func:`solve_working_set`: pure LDP with an expected loss at large k, on a working set of
-  outputs (:mod:`~mechdesign.design.working_set`), certified by the dual function;
+* :func:`solve_working_set`: pure (or pure deletion) LDP with an expected loss at large k,
+  on a working set of outputs (:mod:`~mechdesign.design.working_set`), certified by the
+  dual function;
 * :func:`solve_information`: information objectives (maximised convex functions): the
   symmetric closed form (uniform prior, trace or log-det: subset selection at its best d),
   the staircase programs (pure LDP and mass SLDP, ``k <= MAX_STAIRCASE_K``) or the local
@@ -65,14 +66,15 @@ def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | No
     cost = objective.prior[:, None] * unit
     deadline = Deadline(time_limit)
     eps = spec.privacy.epsilon
-    envelope = (working_set.Envelope.deletion(eps, spec.k, spec.n)
-                if isinstance(spec.privacy, DeletionLDP) else working_set.Envelope.ldp(eps))
+    deletion = isinstance(spec.privacy, DeletionLDP)
+    envelope = (working_set.Envelope.deletion(eps, spec.k, spec.n) if deletion
+                else working_set.Envelope.ldp(eps))
     sol = working_set.solve_working_set(cost, envelope, deadline,
                                         options.get("highs_options"),
                                         spec.working_set_max_pairs())
     solve_time = time.perf_counter() - t0
-    form = (f"{'pure deletion LDP' if isinstance(spec.privacy, DeletionLDP) else 'pure LDP'}, "
-            "offset form on a working set of outputs (docs/formulations.md)")
+    form = (f"{'pure deletion LDP' if deletion else 'pure LDP'}, offset form on a working "
+            "set of outputs (docs/formulations.md)")
     if sol.Q is None:
         error = (deadline.stopped("the working-set program") if sol.status == "time limit"
                  else f"HiGHS ended the working-set program with {sol.status}")

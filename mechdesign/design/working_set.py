@@ -30,7 +30,8 @@ by the thousand, stay out: entering them all took k-RR at k = 1000 from 0.8 s to
 1.4 GB). The LP in ``(T, t_Y, U_W)`` (one cap row per pair) is
 warm-started by HiGHS's primal simplex as columns are added. Missing pairs of outputs
 already in enter first; when there are none, an output ``y`` outside ``Y`` prices at
-``h_y(lambda) - Lambda`` with the LP's row duals ``lambda`` and the most negative enter with
+``h_y(lambda) + nu`` with the LP's row duals ``lambda`` and the T row's dual ``nu``
+(``-Lambda`` while ``T`` is basic) and the most negative enter with
 their profitable pairs (:data:`OUTPUTS_PER_ROUND`). The loop ends when no pair and no
 output prices below ``-PRICING_TOL`` (relative; a pair left out at a gain ``g`` costs the
 bound ``(e^eps - 1) g`` per output, hence its threshold). A time limit, or a pair budget (memory),

@@ -74,7 +74,7 @@ def test_lifting_the_row_sums_keeps_the_blur_from_adding_up(k, n, eps, seed):
     cost = c + np.random.default_rng(seed + 2).uniform(-blur, blur, k * n)
     # the optimum for `cost` is within k blur of `optimum` (the k rows of Q sum to k)
     low, high = propagate_bounds(A, b, n_eq, np.zeros(k * n), np.full(k * n, np.inf))
-    plain = _bound_at(A, b, cost, y, low, high)
+    plain = _bound_at(b, y, cost + A.T @ y, low, high)
     lifted = lp_lower_bound(A, b, cost, n_eq, n_leq, y, np.zeros(k * n), None)
     assert lifted >= plain
     assert lifted <= optimum + k * blur * (1 + 1e-6)  # still a bound
