@@ -12,6 +12,8 @@ everything else lives in a namespace that answers one question:
   report, conversions, Blackwell order);
 * :mod:`mechdesign.accounting`: composition, trade-off curves, amplification;
 * :mod:`mechdesign.estimation`: estimators, variances, Cramer-Rao bounds, simulation;
+* :mod:`mechdesign.oracles`: frequency oracles for large domains (k-RR, unary encodings,
+  subset selection, Hadamard response, local hashing) with sampling and estimation;
 * :mod:`mechdesign.design`: design problems, objectives, results (the only cvxpy user);
 * :mod:`mechdesign.frontier`, :mod:`mechdesign.io`, :mod:`mechdesign.plotting`,
   :mod:`mechdesign.catalog`, :mod:`mechdesign.losses`, :mod:`mechdesign.neighbors`;
@@ -39,7 +41,7 @@ from .errors import (
 __version__ = "0.1.0"
 
 _NAMESPACES = ("accounting", "catalog", "design", "errors", "estimation", "frontier", "io",
-               "losses", "neighbors", "plotting", "privacy", "studies")
+               "losses", "neighbors", "oracles", "plotting", "privacy", "studies")
 
 _NAMES = {
     **dict.fromkeys(_NAMESPACES, ""),

@@ -20,6 +20,7 @@ _NAMES = {
     "estimate_warner": ".estimators",
     "inverse_matrix": ".estimators",
     "project_simplex": ".estimators",
+    "norm_sub": ".estimators",
     # exact variances
     "binomial_inverse_moment": ".variances",
     "covariance_inverse": ".variances",

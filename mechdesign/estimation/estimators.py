@@ -221,6 +221,30 @@ def project_simplex(v: Any) -> np.ndarray:
     return np.where(nan_rows[..., None], np.nan, out)
 
 
+def norm_sub(v: Any) -> np.ndarray:
+    r"""Norm-Sub consistency (Wang et al., "Locally differentially private frequency estimation
+    with consistency", NDSS 2020): set the negative estimates to 0 and shift the positive
+    ones by a common amount so that they sum to 1, repeating until none is negative.
+
+    Its fixed point in closed form: when the positive parts sum to at least 1 the shift is
+    non-negative and the result is the Euclidean projection onto the simplex,
+    ``max(v - theta, 0)`` (:func:`project_simplex`); otherwise the first round raises every
+    positive entry by ``(1 - sum v^+) / #{v > 0}`` and stops, which keeps the entries that
+    were negative at 0 (where the projection would raise them too). Vectorised over the
+    leading axes; NaN rows stay NaN; a row with no positive entry becomes uniform.
+    """
+    arr = np.asarray(v, dtype=float)
+    projected = project_simplex(arr)
+    pos = arr > 0
+    npos = pos.sum(axis=-1, keepdims=True)
+    plus = np.where(pos, arr, 0.0).sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        raised = np.where(pos, arr + (1.0 - plus) / np.maximum(npos, 1), 0.0)
+    uniform = np.full_like(arr, 1.0 / max(arr.shape[-1], 1))
+    out = np.where(plus >= 1.0, projected, np.where(npos > 0, raised, uniform))
+    return np.where(np.isnan(arr).any(axis=-1, keepdims=True), np.nan, out)
+
+
 def estimate_projected(mechanism: Any, counts: Any) -> np.ndarray:
     """The inverse estimator projected onto the simplex (:func:`project_simplex`).
 

@@ -1,0 +1,137 @@
+r"""d-subset selection as a frequency oracle (Ye & Barg 2018; Wang et al. 2016).
+
+Implemented as a mixture: with probability ``1 - t`` the report is the value plus a uniform
+``(d-1)``-subset of the other values, with probability ``t`` a uniform d-subset of all k.
+For a d-subset S,
+
+.. math:: P(S \mid x) = \frac{1 - t}{\binom{k-1}{d-1}}[x \in S] + \frac{t}{\binom{k}{d}},
+
+so the privacy ratio is ``1 + (k/d)(1 - t)/t`` and ``t = k / (k + d (e^eps - 1))`` gives the
+catalog's ``e^eps / (C(k-1,d-1) e^eps + C(k-1,d))`` inside S; ``t`` is rounded up. Support
+probabilities: ``p* = 1 - t + t d/k``, ``q* = (1 - t)(d - 1)/(k - 1) + t d/k``.
+
+The best d for a uniform prior minimises ``k (d/k)(1 - d/k) / (p* - q*)^2`` (each report
+supports exactly d values, so ``lambda_v = d/k``); it is the d of
+:func:`~mechdesign.design.staircase.symmetric_estimation` (tested). A report is the d values
+of S as integers (in no particular order).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_int
+from ..errors import InvalidParameterError
+from .base import FrequencyOracle, mixture_numerator, raise_outside, row_chunks
+from .randomness import ONE, RandomWords
+
+MEMBER_ENTRIES = 1 << 26
+"""Sampling keeps a respondents-by-values membership table of at most this many booleans
+(64 MB): fewer, larger steps of Floyd's algorithm."""
+
+
+def best_subset_size(k: int, epsilon: float) -> int:
+    """The d in ``1..k-1`` with the smallest total variance under a uniform prior."""
+    d = np.arange(1, k, dtype=float)
+    # p* - q* = (1 - t)(k - d)/(k - 1) with 1 - t = d (e^eps - 1) / (k + d (e^eps - 1));
+    # divided through by e^eps to stay finite: (e^eps - 1) -> (1 - e^-eps), k -> k e^-eps
+    drop, shrink = -math.expm1(-epsilon), math.exp(-epsilon)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        informative = d * drop / (k * shrink + d * drop)
+        gap = informative * (k - d) / (k - 1)
+        total = d * (1.0 - d / k) / gap ** 2
+    return int(d[np.nanargmin(np.where(np.isfinite(total), total, np.inf))])
+
+
+class SubsetSelection(FrequencyOracle):
+    """d-subset selection; ``d=None`` takes :func:`best_subset_size`."""
+
+    family = "subset_selection"
+
+    def __init__(self, k: Any, epsilon: Any, d: Any = None) -> None:
+        super().__init__(k, epsilon)
+        if d is None:
+            d = 1 if self.epsilon == 0 else best_subset_size(self.k, self.epsilon)
+        self.d = check_int(d, "d", 1)
+        if self.d > self.k - 1:
+            raise InvalidParameterError(f"d must be <= k - 1 = {self.k - 1}, got {self.d}")
+        self._noise = mixture_numerator(Fraction(self.k, self.d), self.epsilon)
+        t, k, d = Fraction(self._noise, ONE), self.k, self.d
+        self.p_star = 1 - t + t * Fraction(d, k)
+        self.q_star = (1 - t) * Fraction(d - 1, k - 1) + t * Fraction(d, k)
+        self.ratio_excess = Fraction(k, d) * (1 - t) / t
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return {"k": self.k, "epsilon": self.epsilon, "d": self.d}
+
+    @property
+    def n_outputs(self) -> int:
+        return math.comb(self.k, self.d)
+
+    @property
+    def report_width(self) -> int:
+        return self.d
+
+    def _draw(self, x: np.ndarray, source: RandomWords) -> np.ndarray:
+        out = np.empty((len(x), self.d), dtype=np.uint16 if self.k <= 1 << 16 else np.int64)
+        for rows in row_chunks(len(x), self.k, MEMBER_ENTRIES):
+            out[rows] = self._draw_chunk(x[rows], source)
+        return out
+
+    def _draw_chunk(self, x: np.ndarray, source: RandomWords) -> np.ndarray:
+        # Floyd's algorithm, one step for all rows at once: a uniform d-subset of 0..k-1
+        c, k, d = len(x), self.k, self.d
+        base = np.arange(c) * k  # row offsets into the flat membership table
+        member = np.zeros(c * k, dtype=bool)
+        subset = np.empty((d, c), dtype=np.int64)
+        for i, j in enumerate(range(k - d, k)):
+            t = source.below(j + 1, c).astype(np.int64)
+            pick = np.where(member[base + t], j, t)
+            member[base + pick] = True
+            subset[i] = pick
+        # informative answers (probability 1 - t) must contain x: if the uniform subset
+        # misses it, x replaces a uniform member (a uniform (d-1)-subset of the others stays)
+        informative = ~source.bernoulli(self._noise, c)
+        slot = source.below(d, c).astype(np.int64)
+        replace = np.flatnonzero(informative & ~member[base + x])
+        subset[slot[replace], replace] = x[replace]
+        return subset.T
+
+    def support_counts(self, reports: Any) -> np.ndarray:
+        arr = self.check_reports(reports)
+        if arr.size and arr.max() >= self.k:
+            raise_outside(int(arr.max()), self.k)
+        if self.d == 1 or not arr.size:
+            return np.bincount(arr.ravel().astype(np.int64), minlength=self.k)
+        counts = np.zeros(self.k, dtype=np.int64)
+        for rows in row_chunks(len(arr), self.k, MEMBER_ENTRIES):
+            # a membership table counts and validates at once: a report that repeats a
+            # value has fewer than d members
+            block = arr[rows].astype(np.int64)
+            member = np.zeros((len(block), self.k), dtype=bool)
+            member[np.arange(len(block))[:, None], block] = True
+            short = np.flatnonzero(member.sum(axis=1) < self.d)
+            if short.size:
+                row = rows.start + int(short[0])
+                raise InvalidParameterError(
+                    f"report {row} repeats a value ({arr[row].tolist()}): a subset has "
+                    f"{self.d} distinct values")
+            counts += member.sum(axis=0)
+        return counts
+
+    def _matrix(self) -> tuple[np.ndarray, list]:
+        k, d = self.k, self.d
+        t = Fraction(self._noise, ONE)
+        outside = t / math.comb(k, d)
+        inside = (1 - t) / math.comb(k - 1, d - 1) + outside
+        subsets = list(itertools.combinations(range(k), d))
+        member = np.zeros((k, len(subsets)), dtype=bool)
+        for j, s in enumerate(subsets):
+            member[list(s), j] = True
+        return np.where(member, float(inside), float(outside)), subsets

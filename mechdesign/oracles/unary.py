@@ -1,0 +1,100 @@
+r"""Unary encodings as frequency oracles (Wang et al. 2017, s.4.2): the value is one-hot
+encoded in k bits and every bit is reported independently,
+
+.. math:: P(b_v = 1 \mid x = v) = p, \qquad P(b_v = 1 \mid x \ne v) = q.
+
+The privacy ratio of two values on one report is ``p (1 - q) / (q (1 - p))``.
+
+* symmetric (SUE, basic one-time RAPPOR): ``p = 1 - q``, ``q = 1 / (1 + e^{eps/2})``, ratio
+  ``((1 - q)/q)^2``;
+* optimised (OUE): ``p = 1/2``, ``q = 1 / (1 + e^eps)``, ratio ``(1 - q)/q``; the ``p, q``
+  that minimise the variance at small frequencies (Wang et al. s.4.2).
+
+``q`` is rounded UP to a multiple of ``2^-128`` (more noise: the ratio only falls). A report
+is the k bits packed little-endian into ``ceil(k/8)`` bytes (bit ``v`` of the report is bit
+``v % 8`` of byte ``v // 8``), ``k / 8`` bytes instead of ``2^k`` matrix columns; it
+supports the values whose bit is set.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .._exact import exp_bracket
+from ..errors import InvalidParameterError
+from .base import FrequencyOracle, row_chunks
+from .randomness import ONE, RandomWords
+
+
+class UnaryEncoding(FrequencyOracle):
+    """Symmetric (``optimized=False``) or optimised (``optimized=True``) unary encoding."""
+
+    family = "unary_encoding"
+
+    def __init__(self, k: Any, epsilon: Any, optimized: bool = False) -> None:
+        super().__init__(k, epsilon)
+        if not isinstance(optimized, bool | np.bool_):
+            raise InvalidParameterError(f"optimized must be True or False, got {optimized!r}")
+        self.optimized = bool(optimized)
+        # the likelihood ratio of one bit, (1 - q)/q, is at most `low` <= e^{eps} (OUE) or
+        # e^{eps/2} (SUE, whose ratio is its square): q = ceil(2^128 / (1 + low)) / 2^128
+        low = exp_bracket(self.epsilon if self.optimized else self.epsilon / 2, 60)[0]
+        self._q = min(ONE // 2, math.ceil(ONE / (1 + low)))
+        self._p = ONE // 2 if self.optimized else ONE - self._q
+        q, p = Fraction(self._q, ONE), Fraction(self._p, ONE)
+        self.p_star, self.q_star = p, q
+        self.ratio_excess = p * (1 - q) / (q * (1 - p)) - 1
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return {"k": self.k, "epsilon": self.epsilon, "optimized": self.optimized}
+
+    @property
+    def n_outputs(self) -> int:
+        return 1 << self.k
+
+    @property
+    def report_width(self) -> int:
+        return -(-self.k // 8)
+
+    def _draw(self, x: np.ndarray, source: RandomWords) -> np.ndarray:
+        n, per_row = len(x), -(-self.k // 64)
+        words = source.bernoulli_words(self._q, n * per_row).reshape(n, per_row)
+        own = source.bernoulli(self._p, n).astype(np.uint64)
+        rows, word, bit = np.arange(n), x // 64, (x % 64).astype(np.uint64)
+        one = np.uint64(1)
+        words[rows, word] = (words[rows, word] & ~(one << bit)) | (own << bit)
+        packed = words.view(np.uint8).reshape(n, 8 * per_row)[:, :self.report_width]
+        packed = np.ascontiguousarray(packed)
+        if self.k % 8:  # clear the unused high bits of the last byte
+            packed[:, -1] &= np.uint8((1 << (self.k % 8)) - 1)
+        return packed
+
+    def support_counts(self, reports: Any) -> np.ndarray:
+        arr = self.check_reports(reports, "u")
+        if arr.dtype != np.uint8:
+            raise InvalidParameterError(f"unary-encoding reports must be uint8 bytes, got "
+                                        f"{arr.dtype}")
+        if self.k % 8 and arr.size and (arr[:, -1] >> (self.k % 8)).any():
+            raise InvalidParameterError(f"a report sets a bit at or above k = {self.k}")
+        counts = np.zeros(self.k, dtype=np.int64)
+        for rows in row_chunks(len(arr), self.k):
+            bits = np.unpackbits(arr[rows], axis=1, count=self.k, bitorder="little")
+            counts += bits.sum(axis=0, dtype=np.int64)
+        return counts
+
+    def _matrix(self) -> tuple[np.ndarray, list]:
+        k = self.k
+        bits = ((np.arange(1 << k)[:, None] >> np.arange(k)[None, :]) & 1).astype(bool)
+        p, q = float(self.p_star), float(self.q_star)
+        ln = {True: (math.log(p), math.log(q)), False: (math.log1p(-p), math.log1p(-q))}
+        own = np.eye(k, dtype=bool)
+        logs = np.where(bits[None, :, :],
+                        np.where(own[:, None, :], ln[True][0], ln[True][1]),
+                        np.where(own[:, None, :], ln[False][0], ln[False][1]))
+        Q = np.exp(logs.sum(axis=2))
+        return Q, [tuple(int(b) for b in row) for row in bits]
