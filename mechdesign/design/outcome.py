@@ -22,6 +22,7 @@ from .certify import certify
 from .result import Certificate, DesignResult, Status
 
 if TYPE_CHECKING:
+    from ..oracles import FrequencyOracle
     from .objectives import Objective
     from .problem import DesignProblem
 
@@ -59,7 +60,8 @@ def certified_result(spec: DesignProblem, Q: np.ndarray, solver_value: float | N
                      outputs: Sequence | None = None, *, bound: float | None = None,
                      gap: float | None = None, expect_bound: bool = False,
                      build: Callable[[np.ndarray], Any] | None = None,
-                     evaluate: Callable[[np.ndarray], float] | None = None) -> DesignResult:
+                     evaluate: Callable[[np.ndarray], float] | None = None,
+                     oracle: FrequencyOracle | None = None) -> DesignResult:
     """Certify ``Q`` and label it.
 
     The gap is recomputed on the returned matrix against ``bound`` (an independent bound on
@@ -67,7 +69,8 @@ def certified_result(spec: DesignProblem, Q: np.ndarray, solver_value: float | N
     ``expect_bound`` with no bound labels the optimum ``"global, solver-reported"``.
     ``build`` and ``evaluate`` replace the problem's mechanism constructor and objective
     (the Walley reduction certifies masses but evaluates on the outputs; its user
-    constraints were checked on the inner problem).
+    constraints were checked on the inner problem). ``oracle``: the same optimum as a
+    structured mechanism (:attr:`DesignResult.oracle`).
     """
     if build is None:
         def build(C: np.ndarray) -> Any:
@@ -96,7 +99,7 @@ def certified_result(spec: DesignProblem, Q: np.ndarray, solver_value: float | N
         solver=solver, formulation=formulation, build_time=build_time,
         solve_time=solve_time, notes=tuple(notes), structure=structure or {},
         user_constraints=tuple(spec.constraints), gap=gap,
-        _mechanism=mech if cert.met else None,
+        _mechanism=mech if cert.met else None, _oracle=oracle if cert.met else None,
         _unavailable="" if cert.met else (
             f"measured {cert.achieved!r} does not meet the target {cert.target!r} even "
             "after repair"))
@@ -146,15 +149,17 @@ def unsolved_result(spec: DesignProblem, status: Status, solver: str, formulatio
 
 def analytic_result(spec: DesignProblem, value: float, epsilon: float, formulation: str,
                     solve_time: float, structure: dict, method: str, note: str,
-                    unavailable: str) -> DesignResult:
+                    unavailable: str, oracle: FrequencyOracle) -> DesignResult:
     """A closed-form optimum whose mechanism is too large to write as a matrix: the value,
-    the family in ``structure`` and an analytic certificate (``mechanism`` raises
-    ``SizeLimitError`` with ``unavailable``)."""
-    cert = Certificate(notion=spec.privacy.describe(), target=epsilon, achieved=epsilon,
-                       met=True, tolerance=0.0, repair="none", repair_weight=0.0,
-                       value_gap=0.0, method=method)
+    the family in ``structure``, the structured mechanism ``oracle`` and its certificate
+    (the oracle's exact epsilon as implemented; ``mechanism`` raises ``SizeLimitError``
+    with ``unavailable``)."""
+    achieved = oracle.epsilon_exact
+    cert = Certificate(notion=spec.privacy.describe(), target=epsilon, achieved=achieved,
+                       met=achieved <= epsilon, tolerance=0.0, repair="none",
+                       repair_weight=0.0, value_gap=0.0, method=method)
     return DesignResult(
         status=Status.OPTIMAL, value=value, solver_value=value, optimum="global",
         certificate=cert, duals={}, solver="closed form", formulation=formulation,
         build_time=0.0, solve_time=solve_time, gap=0.0, notes=(note,), structure=structure,
-        _unavailable=unavailable)
+        _unavailable=unavailable, _oracle=oracle)

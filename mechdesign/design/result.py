@@ -16,6 +16,7 @@ from ..errors import (
 )
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
+from ..oracles import FrequencyOracle
 
 
 class Status(enum.Enum):
@@ -86,6 +87,11 @@ class DesignResult:
     notes : tuple of str
     structure : dict
         Family information for closed-form designs (e.g. subset selection and its d).
+    oracle : FrequencyOracle
+        (property) The optimum as a structured mechanism
+        (:mod:`mechdesign.oracles`) when the design's optimum is a known family (uniform-prior
+        estimation: subset selection at its best d), at any k, for sampling and
+        estimation; a typed error otherwise.
     gap : float or None
         Certified relative optimality gap of the returned mechanism: its objective against
         a bound on the optimum recomputed in numpy from the solver's duals (or the
@@ -111,6 +117,16 @@ class DesignResult:
     gap: float | None = None
     _mechanism: Mechanism | EvidentialMechanism | None = field(default=None, repr=False)
     _unavailable: str = field(default="", repr=False)
+    _oracle: FrequencyOracle | None = field(default=None, repr=False)
+
+    @property
+    def oracle(self) -> FrequencyOracle:
+        """The optimum as a frequency oracle (sample and estimate at any k); a typed
+        :class:`~mechdesign.errors.DesignError` when the optimum is not a known family."""
+        if self._oracle is None:
+            raise DesignError("this design's optimum is not a structured family; use "
+                              "result.mechanism")
+        return self._oracle
 
     @property
     def achieved(self) -> float | None:
@@ -145,6 +161,7 @@ class DesignResult:
             "optimum": self.optimum, "solver": self.solver, "formulation": self.formulation,
             "build_time": self.build_time, "solve_time": self.solve_time,
             "notes": list(self.notes), "structure": self.structure, "gap": self.gap,
+            "oracle": None if self._oracle is None else self._oracle.to_dict(),
             "certificate": None if cert is None else {
                 "notion": cert.notion, "target": cert.target, "achieved": cert.achieved,
                 "met": cert.met, "tolerance": cert.tolerance, "repair": cert.repair,

@@ -201,9 +201,14 @@ def fit_columns(spec: DesignProblem, Q: np.ndarray) -> np.ndarray | None:
 
 
 def solve_symmetric(spec: DesignProblem, eps: float, t0: float) -> DesignResult:
-    """Uniform prior, symmetric criterion: d-subset selection at its best d (closed form)."""
+    """Uniform prior, symmetric criterion: d-subset selection at its best d (closed form),
+    returned as a structured mechanism at any k (``result.oracle``) and as a matrix when
+    its ``k x C(k, d)`` entries fit."""
+    from ..oracles import SubsetSelection
+
     k = spec.k
     d, value = staircase.symmetric_estimation(k, eps, spec.objective.criterion)  # type: ignore
+    oracle = SubsetSelection(k, eps, d=d)
     elapsed = time.perf_counter() - t0
     structure = {"family": "subset_selection", "d": d, "k": k, "epsilon": eps}
     form = "symmetric reduction: d-subset selection, closed form over d"
@@ -211,15 +216,19 @@ def solve_symmetric(spec: DesignProblem, eps: float, t0: float) -> DesignResult:
         mech = catalog.subset_selection(k, d, eps)
         return certified_result(spec, mech.matrix, value, Status.OPTIMAL, "closed form",
                                 "global", form, 0.0, elapsed, {}, (), structure,
-                                outputs=mech.outputs, gap=0.0)
+                                outputs=mech.outputs, gap=0.0, oracle=oracle)
     return analytic_result(
         spec, value, eps, form, elapsed, structure,
-        method="analytic: every column of d-subset selection takes the values e^eps/Z and 1/Z",
+        method=("exact: the structured mechanism's largest privacy ratio, "
+                "1 + (k/d)(1 - t)/t with its noise probability t a multiple of 2^-128 "
+                "rounded up"),
         note=(f"subset_selection({k}, {d}, {eps:g}) has C({k}, {d}) outputs, too many to "
-              "build as a matrix"),
+              "build as a matrix: use result.oracle to sample and estimate"),
         unavailable=(f"the optimal mechanism is subset_selection(k={k}, d={d}, "
                      f"epsilon={eps:g}), whose C({k}, {d}) outputs are too many for an "
-                     "explicit matrix"))
+                     "explicit matrix; result.oracle is the same mechanism in structured "
+                     "form (sampling, estimation, exact variance)"),
+        oracle=oracle)
 
 
 def solve_local(spec: DesignProblem, solver: str | None, options: dict, t0: float,

@@ -531,3 +531,30 @@ def test_sublinear_utility_matches_mutual_information():
     b = DesignProblem(privacy=DeletionLDP(1.0), objective=custom).solve()
     assert a.optimum == b.optimum == "local"
     assert a.value == pytest.approx(b.value, rel=1e-5)
+
+
+def test_uniform_estimation_returns_the_structured_optimum_at_any_k():
+    # k = 100, eps = 1: subset selection with d = 27, value 360.94 (Ye & Barg's risk); the
+    # matrix has C(100, 27) columns, the oracle samples and estimates, its exact variance
+    # is the reported value and its exact epsilon the certificate
+    res = DesignProblem(privacy=LDP(1.0), objective=EstimationVariance(np.full(100, 0.01))
+                        ).solve()
+    oracle = res.oracle
+    assert (oracle.k, oracle.d, oracle.epsilon) == (100, 27, 1.0)
+    assert res.value == pytest.approx(360.9434851840938, rel=1e-12)
+    assert oracle.total_variance() == pytest.approx(res.value, rel=1e-12)
+    assert res.certificate.achieved == oracle.epsilon_exact <= 1.0
+    assert res.summary()["oracle"] == {"kind": "oracle", "family": "subset_selection",
+                                       "k": 100, "epsilon": 1.0, "d": 27}
+    x = np.arange(2000) % 100
+    est = oracle.estimate(oracle.sample(x, rng=0))
+    assert abs(est.sum() - 1.0) < 0.2  # sum of 100 unbiased estimates of 0.01
+    # small k: the matrix and the same oracle
+    small = DesignProblem(privacy=LDP(1.0), objective=EstimationVariance(np.full(6, 1 / 6))
+                          ).solve()
+    assert small.oracle.d == small.structure["d"]
+    assert small.mechanism.n_outputs == math.comb(6, small.oracle.d)
+    general = DesignProblem(privacy=LDP(1.0), objective=EstimationVariance([0.2, 0.3, 0.5])
+                            ).solve()
+    with pytest.raises(md.DesignError, match="not a structured family"):
+        general.oracle  # noqa: B018
