@@ -42,7 +42,7 @@ def parse_grid(text: str) -> np.ndarray:
 
 
 def cmd_frontier(args: argparse.Namespace) -> int:
-    from ..frontier import comparison_families, frontier
+    from ..frontier import compare_families, frontier
     from ..io import load_problem
 
     pf = load_problem(args.file, allow_outside=args.allow_outside_paths)
@@ -52,10 +52,12 @@ def cmd_frontier(args: argparse.Namespace) -> int:
     out = plan_plot(args.out, args.force, problem_inputs(pf)) if args.out else None
     f = frontier(pf.problem, eps, solver=args.solver, progress=not args.json,
                  workers=args.workers)
-    families = {} if args.no_families else comparison_families(pf.problem, eps)
+    compared = None if args.no_families else compare_families(pf.problem, eps)
+    families = {} if compared is None else compared.values
+    notes = {} if compared is None else compared.notes
     if args.json:
         record = {"file": args.file, "title": pf.title, **f.to_dict(),
-                  "families": jsonable(families)}
+                  "families": jsonable(families), "family_notes": notes}
         print(json.dumps(record, indent=2, default=lambda o: None if o != o else str(o)))
     else:
         print(f"{pf.title}: {len(eps)} privacy levels")
@@ -67,6 +69,8 @@ def cmd_frontier(args: argparse.Namespace) -> int:
                          "-" if cert is None else str(cert.met),
                          *(fmt(float(v[i])) for v in families.values())))
         print_table(rows, ("epsilon", "value", "status", "achieved", "met", *families))
+        for fam, note in notes.items():
+            print(f"note: {fam}: {note}")
     if out is not None:
         from ..plotting import plot_frontier
 
@@ -86,7 +90,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Re-solve a problem file (see `mechdesign solve`) at each epsilon, "
                     "compiling it once; the catalog families that fit the problem are "
                     "shown beside it (k-RR, subset selection, unary encodings, Hadamard "
-                    "response; for a yes/no evidential problem, the \"don't know\" "
+                    "response, local hashing; past the matrix limit an estimation "
+                    "problem gets their estimators' exact variances, other families are "
+                    "left out with a note; for a yes/no evidential problem, the \"don't know\" "
                     "mechanisms Q_2x3 at c = 1 (Warner), .9, .7, .5 at the same privacy).")
     add_problem_file_arguments(p)
     p.add_argument("--eps", default="0.1:4:40", help="START:STOP:COUNT or e1,e2,... "

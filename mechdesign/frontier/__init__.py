@@ -6,7 +6,11 @@ from .._lazy import lazy_exports
 
 _NAMES = {
     "check_epsilons": ".sweep",
+    "compare_families": ".families",
     "comparison_families": ".families",
+    "estimator_variance": ".families",
+    "FamilyComparison": ".families",
+    "FamilySkipped": ".families",
     "dont_know_family": ".families",
     "dont_know_frontier": ".families",
     "family_frontier": ".families",

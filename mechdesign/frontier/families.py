@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.optimize import brentq
 
 from .. import catalog
-from ..design.objectives import Objective
+from ..design.objectives import EstimationVariance, Objective
 from ..errors import InvalidParameterError
 from ..estimation.dont_know import dont_know_from_c_eps
 from ..evidential import EvidentialMechanism
@@ -32,9 +33,10 @@ from .sweep import check_epsilons
 
 if TYPE_CHECKING:
     from ..design.problem import DesignProblem
+    from ..oracles import FrequencyOracle
 
 FAMILIES = ("randomized_response", "subset_selection", "unary_encoding",
-            "optimized_unary_encoding", "hadamard_response")
+            "optimized_unary_encoding", "hadamard_response", "local_hashing")
 """Ordinary catalog families for :func:`family_frontier`."""
 
 DONT_KNOW_C = (1.0, 0.9, 0.7, 0.5)
@@ -44,55 +46,180 @@ MAX_SHAFER_LOSS = 60.0
 """Largest ``ln(p/q)`` searched by :func:`dont_know_family` (``q/p = e^-60``)."""
 
 
-def _fits(objective: Objective | None, mechanism: Mechanism) -> bool:
-    return objective is None or objective.n_outputs in (None, mechanism.n_outputs)
+class FamilySkipped(InvalidParameterError):
+    """A family that cannot be evaluated on an objective; the message says why. ``fits``:
+    its output alphabet fits the objective (it is left out for its size alone)."""
+
+    def __init__(self, message: str, fits: bool = False) -> None:
+        super().__init__(message)
+        self.fits = fits
+
+
+@dataclass(frozen=True)
+class FamilyComparison:
+    """The families evaluated on a problem: ``values`` by label, and ``notes`` by label
+    saying how a family was evaluated (closed form) or why it was left out."""
+
+    values: dict[str, np.ndarray]
+    notes: dict[str, str]
+
+
+def _oracle(family: str, k: int, epsilon: float, d: int | None = None) -> FrequencyOracle:
+    """The frequency oracle of ``family`` (subset selection at ``d``)."""
+    from .. import oracles
+
+    if family == "subset_selection":
+        return oracles.SubsetSelection(k, epsilon, d=d)
+    if family == "optimized_unary_encoding":
+        return oracles.UnaryEncoding(k, epsilon, optimized=True)
+    return oracles.oracle(family, k=k, epsilon=epsilon)
+
+
+def family_outputs(family: str, k: int, d: int = 1) -> int:
+    """Number of outputs of ``family`` at k (subset selection at ``d``), without building it."""
+    if family == "local_hashing":
+        return _oracle(family, k, 1.0).n_outputs
+    if family == "subset_selection":
+        return math.comb(k, d)
+    return {"randomized_response": k, "unary_encoding": 2 ** k,
+            "optimized_unary_encoding": 2 ** k,
+            "hadamard_response": 1 << k.bit_length()}[family]
+
+
+def _buildable(family: str, k: int, n_outputs: int) -> bool:
+    """Whether the catalog builds ``family``'s ``k x n_outputs`` matrix."""
+    if family in ("unary_encoding", "optimized_unary_encoding") and k > catalog.MAX_UNARY_K:
+        return False
+    return k * n_outputs <= catalog.MAX_ENTRIES
+
+
+def _fits(objective: Objective | None, n_outputs: int) -> bool:
+    return objective is None or objective.n_outputs in (None, n_outputs)
 
 
 def family_mechanism(family: str, k: int, epsilon: float,
                      objective: Objective | None = None) -> Mechanism:
-    """The catalog mechanism of ``family`` at (k, eps); subset selection takes the d that
-    is best for ``objective`` (smallest for a minimised objective) among the d whose output
-    alphabet fits it. Raises :class:`InvalidParameterError` when the family does not fit."""
-    if family == "randomized_response":
-        mech = catalog.randomized_response(k, epsilon)
-    elif family == "unary_encoding":
-        mech = catalog.unary_encoding(k, epsilon)
-    elif family == "optimized_unary_encoding":
-        mech = catalog.unary_encoding(k, epsilon, optimized=True)
-    elif family == "hadamard_response":
-        mech = catalog.hadamard_response(k, epsilon)
-    elif family == "subset_selection":
-        cands = [catalog.subset_selection(k, d, epsilon) for d in range(1, k)
-                 if k * math.comb(k, d) <= catalog.MAX_ENTRIES]
-        cands = [m for m in cands if _fits(objective, m)]
-        if not cands:
-            raise InvalidParameterError(
-                f"no subset selection at k = {k} has the objective's "
-                f"{objective.n_outputs if objective else '?'} outputs")
+    """The catalog mechanism of ``family`` at (k, eps) as a matrix; subset selection takes
+    the d that is best for ``objective`` (smallest for a minimised objective) among the d
+    whose output alphabet fits it. Raises :class:`FamilySkipped` when the family does not
+    fit the objective or its matrix is too large to build."""
+    if family not in FAMILIES:
+        raise InvalidParameterError(f"unknown family {family!r}; choose from {FAMILIES}")
+    sizes = ({d: family_outputs(family, k, d) for d in range(1, k)}
+             if family == "subset_selection" else {None: family_outputs(family, k)})
+    fitting = {d: m for d, m in sizes.items() if _fits(objective, m)}
+    if not fitting:
+        wanted = objective.n_outputs if objective else "?"
+        if family == "subset_selection":
+            raise FamilySkipped(f"no subset selection at k = {k} has the objective's "
+                                f"{wanted} outputs")
+        raise FamilySkipped(f"{family} at k = {k} has {sizes[None]} outputs; the objective "
+                            f"has {wanted}")
+    buildable = {d: m for d, m in fitting.items() if _buildable(family, k, m)}
+    if family == "local_hashing":
+        raise FamilySkipped("local_hashing reports a random hash seed with its bucket: "
+                            "2^64 seeds, no matrix", fits=True)
+    if not buildable:
+        raise FamilySkipped(
+            f"{family} at k = {k} has {min(fitting.values())} outputs or more, too many "
+            f"for a matrix ({catalog.MAX_ENTRIES} entries)", fits=True)
+    if family == "subset_selection":
+        cands = [catalog.subset_selection(k, d, epsilon) for d in buildable]
         if objective is None:
             return cands[0]
         sign = 1.0 if objective.sense == "minimize" else -1.0
-        return min(cands, key=lambda m: sign * objective.evaluate(m.matrix))
-    else:
-        raise InvalidParameterError(f"unknown family {family!r}; choose from {FAMILIES}")
-    if not _fits(objective, mech):
-        raise InvalidParameterError(
-            f"{family} at k = {k} has {mech.n_outputs} outputs; the objective has "
-            f"{objective.n_outputs}")
-    return mech
+        return min(cands, key=lambda mech: sign * objective.evaluate(mech.matrix))
+    return {"randomized_response": lambda: catalog.randomized_response(k, epsilon),
+            "unary_encoding": lambda: catalog.unary_encoding(k, epsilon),
+            "optimized_unary_encoding": lambda: catalog.unary_encoding(k, epsilon, True),
+            "hadamard_response": lambda: catalog.hadamard_response(k, epsilon)}[family]()
+
+
+def _closed_form_applies(objective: Objective) -> bool:
+    """Whether a family's estimator variance can stand in for ``objective`` (the A criterion
+    of the Cramer-Rao bound without workload weights)."""
+    return (isinstance(objective, EstimationVariance) and objective.criterion == "A"
+            and objective.weights is None)
+
+
+def estimator_variance(family: str, objective: EstimationVariance, epsilon: float) -> float:
+    """The total variance ``sum_v Var(hat f_v)`` per report of ``family``'s unbiased
+    estimator at ``objective``'s prior (subset selection at its best d for that prior), in
+    closed form at any k (:mod:`mechdesign.oracles`). It is at least the family's
+    Cramer-Rao value (every unbiased estimator's covariance dominates the bound) and equal
+    to it for k-RR and, under a uniform prior, subset selection."""
+    k, prior = objective.n_inputs, objective.prior
+    if family == "subset_selection":
+        return min(_oracle(family, k, epsilon, d).total_variance(prior) for d in range(1, k))
+    return _oracle(family, k, epsilon).total_variance(prior)
 
 
 def family_frontier(family: str, objective: Objective, epsilons: Sequence[float]
                     ) -> np.ndarray:
     """``objective`` evaluated on the catalog ``family`` at each epsilon (the family's
     output alphabet must fit the objective: information objectives take any, a loss matrix
-    needs as many columns as the family has outputs)."""
+    needs as many columns as the family has outputs). A family too large for its matrix is
+    evaluated in closed form where the objective allows (:func:`estimator_variance`);
+    otherwise :class:`FamilySkipped`."""
+    return _family_values(family, objective, epsilons)[0]
+
+
+def _family_values(family: str, objective: Objective, epsilons: Sequence[float]
+                   ) -> tuple[np.ndarray, str]:
+    """:func:`family_frontier` and a note on how it was evaluated ("" for the matrix)."""
     eps = check_epsilons(epsilons)
     k = objective.n_inputs
     if k is None:
         raise InvalidParameterError("the objective must fix the number of inputs")
-    return np.array([objective.evaluate(family_mechanism(family, k, e, objective).matrix)
-                     for e in eps])
+    if family == "subset_selection" and objective.n_outputs is None:
+        return _subset_values(objective, eps)
+    out, note = [], ""
+    for e in eps:
+        try:
+            out.append(objective.evaluate(family_mechanism(family, k, e, objective).matrix))
+        except FamilySkipped as exc:
+            if not (exc.fits and _closed_form_applies(objective)):
+                raise
+            out.append(estimator_variance(family, objective, e))  # type: ignore[arg-type]
+            note = _closed_form_note(family, k)
+    return np.array(out), note
+
+
+def _subset_values(objective: Objective, eps: np.ndarray) -> tuple[np.ndarray, str]:
+    """Subset selection at its best d for an objective that takes any alphabet: each d's
+    matrix value where the catalog builds it, else (estimation, A criterion) its
+    estimator's exact variance, an upper bound on that d's Cramer-Rao value; otherwise the
+    d with a matrix only, said in the note."""
+    k = objective.n_inputs
+    built = [d for d in range(1, k) if _buildable("subset_selection", k, math.comb(k, d))]
+    closed = _closed_form_applies(objective)
+    rest = [d for d in range(1, k) if d not in built]
+    if not built and not closed:
+        raise FamilySkipped(f"subset selection at k = {k} has too many outputs for a "
+                            f"matrix ({catalog.MAX_ENTRIES} entries) for every d", fits=True)
+    sign = 1.0 if objective.sense == "minimize" else -1.0
+    out = []
+    for e in eps:
+        vals = [sign * objective.evaluate(catalog.subset_selection(k, d, e).matrix)
+                for d in built]
+        if closed:
+            vals += [_oracle("subset_selection", k, e, d).total_variance(objective.prior)
+                     for d in rest]
+        out.append(sign * min(vals))
+    if not rest:
+        return np.array(out), ""
+    if closed:
+        return np.array(out), (f"k = {k}: subset selection with d in {rest[0]}..{rest[-1]} "
+                               "is too large for its matrix; those d are scored by the exact "
+                               "variance of their unbiased estimator, an upper bound on "
+                               "their Cramer-Rao value")
+    return np.array(out), (f"k = {k}: subset selection only over d <= {built[-1]} (larger "
+                           "d have too many outputs for a matrix)")
+
+
+def _closed_form_note(family: str, k: int) -> str:
+    return (f"k = {k}: {family} is too large for its matrix; its value is the exact variance "
+            "of its unbiased estimator, an upper bound on its Cramer-Rao value")
 
 
 def _message_order(problem: DesignProblem) -> list[int] | None:
@@ -155,23 +282,35 @@ def dont_know_frontier(c: float, problem: DesignProblem, epsilons: Sequence[floa
     return np.array(out)
 
 
-def comparison_families(problem: DesignProblem, epsilons: Sequence[float]
-                        ) -> dict[str, np.ndarray]:
+def compare_families(problem: DesignProblem, epsilons: Sequence[float]) -> FamilyComparison:
     """Every catalog family that fits ``problem``, evaluated on its objective at each
-    epsilon: ``{label: values}``. Ordinary problems: the :data:`FAMILIES` whose outputs fit
-    the objective. Evidential yes/no problems with Shafer semantics: Q_2x3 at each c in
-    :data:`DONT_KNOW_C`, matched on the problem's own notion."""
-    out: dict[str, np.ndarray] = {}
+    epsilon, with a note for each family evaluated in closed form or left out. Ordinary
+    problems: the :data:`FAMILIES` whose outputs fit the objective (one too large for its
+    matrix is evaluated by :func:`estimator_variance` where the objective allows, else left
+    out with a note: never an abort). Evidential yes/no problems with Shafer semantics:
+    Q_2x3 at each c in :data:`DONT_KNOW_C`, matched on the problem's own notion."""
+    values: dict[str, np.ndarray] = {}
+    notes: dict[str, str] = {}
     if problem.focal_sets is None:
         for fam in FAMILIES:
             try:
-                out[fam] = family_frontier(fam, problem.objective, epsilons)
-            except InvalidParameterError:
-                continue  # does not fit the objective, or too large to build at this k
-        return out
+                values[fam], note = _family_values(fam, problem.objective, epsilons)
+            except FamilySkipped as exc:
+                if exc.fits:  # fits, but cannot be evaluated: say so
+                    notes[fam] = f"left out: {exc}"
+                continue
+            if note:
+                notes[fam] = note
+        return FamilyComparison(values, notes)
     if problem.semantics != "shafer" or _message_order(problem) is None:
-        return out
+        return FamilyComparison(values, notes)
     for c in DONT_KNOW_C:
         label = "Warner (Q_2x3, c = 1)" if c == 1 else f"Q_2x3, c = {c:g}"
-        out[label] = dont_know_frontier(c, problem, epsilons)
-    return out
+        values[label] = dont_know_frontier(c, problem, epsilons)
+    return FamilyComparison(values, notes)
+
+
+def comparison_families(problem: DesignProblem, epsilons: Sequence[float]
+                        ) -> dict[str, np.ndarray]:
+    """:func:`compare_families`' values alone: ``{label: values}``."""
+    return compare_families(problem, epsilons).values

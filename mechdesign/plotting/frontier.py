@@ -33,6 +33,7 @@ FAMILY_LABELS = {
     "unary_encoding": "symmetric unary encoding",
     "optimized_unary_encoding": "optimized unary encoding",
     "hadamard_response": "Hadamard response",
+    "local_hashing": "optimised local hashing",
 }
 """Legend labels of the catalog families of :func:`mechdesign.frontier.comparison_families`
 (other keys, such as the "don't know" families' own labels, are shown as given)."""

@@ -98,3 +98,54 @@ def test_under_pl_sldp_dont_know_beats_warner(yes_no):
     for e, dk in zip([0.5, 1.0], fams["Q_2x3, c = 0.9"], strict=True):
         designed = prob.with_privacy(md.SLDP(e, kind="pl")).solve().value
         assert designed <= dk * (1 + 1e-6)
+
+
+def test_families_past_the_matrix_limit_use_the_estimators_exact_variance():
+    # k = 40, Zipf prior: unary encodings (2^40 outputs), subset selection (C(40, d)) and
+    # local hashing have no matrix; their values are the closed-form estimator variances
+    # (checked against the oracles' materialised covariance in tests/oracles); k-RR and
+    # Hadamard response still use their matrices' Cramer-Rao value
+    from mechdesign.frontier.families import compare_families
+    from mechdesign.oracles import LocalHashing, UnaryEncoding
+
+    k = 40
+    prior = 1.0 / np.arange(1, k + 1) ** 1.1
+    prob = md.DesignProblem(privacy=md.LDP(1.0), objective=md.EstimationVariance(
+        prior / prior.sum()))
+    got = compare_families(prob, [1.0, 2.0])
+    assert set(got.values) == {"randomized_response", "subset_selection", "unary_encoding",
+                               "optimized_unary_encoding", "hadamard_response",
+                               "local_hashing"}
+    assert set(got.notes) == {"subset_selection", "unary_encoding",
+                              "optimized_unary_encoding", "local_hashing"}
+    f = prob.objective.prior
+    np.testing.assert_allclose(got.values["optimized_unary_encoding"],
+                               [UnaryEncoding(k, e, optimized=True).total_variance(f)
+                                for e in (1.0, 2.0)], rtol=1e-12)
+    np.testing.assert_allclose(got.values["local_hashing"],
+                               [LocalHashing(k, e).total_variance(f) for e in (1.0, 2.0)],
+                               rtol=1e-12)
+    # Wang et al.: OUE and OLH have about the same variance, both far below k-RR at k = 40
+    oue, olh = got.values["optimized_unary_encoding"], got.values["local_hashing"]
+    assert np.all(np.abs(olh / oue - 1) < 0.1)
+    assert np.all(got.values["randomized_response"] > oue)
+    # the closed form never claims less than the family's Cramer-Rao value: at k = 10
+    # (matrix available) the estimator variance is above the matrix's value
+    small = md.EstimationVariance(np.full(10, 0.1))
+    for fam in ("unary_encoding", "hadamard_response"):
+        cr = family_frontier(fam, small, [1.0])[0]
+        from mechdesign.frontier.families import estimator_variance
+
+        assert estimator_variance(fam, small, 1.0) >= cr * (1 - 1e-12)
+
+
+def test_family_left_out_with_a_note_not_an_abort():
+    # mutual information at k = 16 (a loss-free objective that needs the matrix): unary
+    # encodings (2^16 outputs) cannot be evaluated and are left out with a note
+    from mechdesign.frontier.families import compare_families
+
+    prob = md.DesignProblem(privacy=md.LDP(1.0), objective=md.MutualInformation(
+        np.full(16, 1 / 16)))
+    got = compare_families(prob, [1.0])
+    assert "unary_encoding" not in got.values and "too many" in got.notes["unary_encoding"]
+    assert "randomized_response" in got.values
