@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ..evidential import EvidentialMechanism
     from ..io.problems import ProblemFile
     from ..mechanism import Mechanism
+    from ..oracles import FrequencyOracle
 
 MAX_TABLE_COLUMNS = 12
 """The printed mechanism shows at most this many outputs (``--out``/``--json`` have all)."""
@@ -111,10 +112,21 @@ def _print_report(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: st
     for note in res.notes:
         print(f"note: {note}")
     print()
-    if mech is None:
+    if mech is None and _structured(res) is not None:
+        print(f"mechanism: structured, {_structured(res)!r} (too many outputs for a matrix; "
+              "--out FILE.json writes it for 'mechdesign sample' and 'mechdesign estimate')")
+    elif mech is None:
         print(f"mechanism: none ({unavailable})")
     else:
         _print_mechanism(mech)
+
+
+def _structured(res: DesignResult) -> FrequencyOracle | None:
+    """The optimum in structured form (a frequency oracle), or None."""
+    try:
+        return res.oracle
+    except MechdesignError:
+        return None
 
 
 def _print_mechanism(mech: Mechanism | EvidentialMechanism) -> None:
@@ -167,9 +179,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
         mech = res.mechanism
     except MechdesignError as exc:  # a DesignError, or SizeLimitError when too large to build
         unavailable = str(exc)
+    oracle = _structured(res) if mech is None else None
     files = None
     if planned is not None and mech is not None:
         files = {"matrix": str(planned[0]), "heatmap": str(planned[1])}
+    oracle_out = (planned is not None and oracle is not None
+                  and planned[0].suffix.lower() == ".json")
+    if oracle_out:
+        files = {"oracle": str(planned[0])}
     if args.json:
         record = _record(pf, res, mech, unavailable, files)
         record["warnings"] = solver_warnings
@@ -180,12 +197,17 @@ def cmd_solve(args: argparse.Namespace) -> int:
             print(f"solver warning: {w}")
     if planned is not None and mech is not None:
         _write(planned, mech, f"{pf.title}: value {res.value:.6g}", args.json)
+    if oracle_out:
+        text = json.dumps(oracle.to_dict(), indent=2)
+        write_planned([(planned[0], lambda tmp: tmp.write_text(text))], to_stderr=args.json)
     problems = []
     certified = res.certificate is not None and res.certificate.met
     if mech is None and not (certified and res.status is Status.OPTIMAL):
         problems.append(f"no certified mechanism: {unavailable}")
-    if out is not None and mech is None:
-        problems.append(f"--out {str(out)!r} not written: {unavailable}")
+    if out is not None and mech is None and not oracle_out:
+        hint = ("; the optimum is a structured mechanism: --out FILE.json writes it for "
+                "'mechdesign sample' and 'mechdesign estimate'") if oracle else ""
+        problems.append(f"--out {str(out)!r} not written: {unavailable}{hint}")
     if pf.expected is not None and not pf.expected.check(res.value):
         lo, hi = pf.expected.bounds()
         problems.append(f"value {res.value!r} misses [expected] value "
@@ -209,7 +231,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="FILE.csv|FILE.json",
                    help="write the matrix (CSV or JSON by suffix) and a heatmap FILE.png "
                         "(checked before solving; an existing file needs --force; an input "
-                        "of the problem is never replaced)")
+                        "of the problem is never replaced); an optimum too large for a "
+                        "matrix (a structured mechanism) is written as FILE.json alone")
     p.add_argument("--solver", metavar="NAME",
                    help="cvxpy solver name (default: HiGHS for LPs, Clarabel for conic "
                         "programs)")

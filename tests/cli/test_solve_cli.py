@@ -211,7 +211,8 @@ def test_subprocess_json_is_clean_and_errors_have_no_traceback(tmp_path):
 
 def test_a_closed_form_optimum_too_large_to_build_is_reported_not_failed(capsys, tmp_path):
     """k = 1000, uniform prior: the optimum is d-subset selection (value in closed form) but
-    its C(1000, d) outputs are not built; the solve succeeds, --out cannot be honoured."""
+    its C(1000, d) outputs are not built; the solve succeeds and --out FILE.json writes the
+    structured mechanism (an oracle description); a CSV cannot hold it."""
     f = tmp_path / "big.toml"
     f.write_text('[privacy]\nnotion = "ldp"\nepsilon = 0.5\n'
                  '[objective]\nkind = "estimation"\nk = 1000\n')
@@ -224,8 +225,15 @@ def test_a_closed_form_optimum_too_large_to_build_is_reported_not_failed(capsys,
              for d in range(1, k)]  # subset selection, docs/formulations.md
     assert record["value"] == pytest.approx(min(trace), rel=1e-12)
     assert record["structure"]["d"] == 1 + trace.index(min(trace))
+    assert record["oracle"] == {"kind": "oracle", "family": "subset_selection", "k": 1000,
+                                "epsilon": 0.5, "d": record["structure"]["d"]}
     rc, out, err = run(capsys, "solve", str(f), "--out", str(tmp_path / "q.json"))
-    assert rc == 1 and "not written" in err and not (tmp_path / "q.json").exists()
+    assert rc == 0 and "structured" in out
+    assert json.loads((tmp_path / "q.json").read_text()) == record["oracle"]
+    assert not (tmp_path / "q.png").exists()
+    rc, out, err = run(capsys, "solve", str(f), "--out", str(tmp_path / "q.csv"))
+    assert rc == 1 and "not written" in err and "FILE.json" in err
+    assert not (tmp_path / "q.csv").exists()
 
 
 def test_solver_warnings_are_reported_not_leaked(capsys, monkeypatch):

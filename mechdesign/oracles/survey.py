@@ -1,0 +1,122 @@
+r"""The analyst's side of a survey: frequency estimates with standard errors and confidence
+intervals, for a frequency oracle or any :class:`~mechdesign.mechanism.Mechanism`.
+
+* Oracle: the unbiased support-count estimator and its exact variance
+  (:meth:`~mechdesign.oracles.base.FrequencyOracle.variance`, ``model="iid"``);
+* Mechanism: the unbiased inverse estimator
+  (:func:`~mechdesign.estimation.estimators.estimate_inverse`) and the diagonal of its exact
+  covariance (:func:`~mechdesign.estimation.variances.covariance_inverse`).
+
+Both variances are exact functions of the true frequencies ``f``; the standard errors
+evaluate them at the plug-in ``f_hat`` projected onto the simplex (a distribution, as the
+formulas need). The intervals are normal: ``f_hat_v +- z SE_v`` with ``z`` the
+``(1 + confidence)/2`` quantile, accurate when ``n lambda_v`` is large (the counts are sums
+of n independent reports).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_real
+from ..errors import InvalidParameterError
+from ..estimation.estimators import estimate_inverse, norm_sub, project_simplex
+from ..estimation.variances import covariance_inverse
+from ..mechanism import Mechanism
+from .base import POST_PROCESSING, FrequencyOracle
+
+
+@dataclass(frozen=True)
+class SurveyEstimate:
+    """Frequency estimates of one survey.
+
+    Attributes
+    ----------
+    values : tuple
+        The input labels (``0..k-1`` for an oracle).
+    n : int
+        Number of reports.
+    estimate : ndarray
+        Unbiased estimates (may be negative or above 1).
+    standard_error, lower, upper : ndarray
+        Plug-in standard errors and the normal confidence interval of each estimate.
+    confidence : float
+    post : str
+        The post-processing of :attr:`adjusted` (``"none"``: :attr:`adjusted` is the
+        estimate).
+    adjusted : ndarray
+        The post-processed estimates (a distribution for ``"project"`` and ``"norm-sub"``).
+    """
+
+    values: tuple
+    n: int
+    estimate: np.ndarray
+    standard_error: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    confidence: float
+    post: str
+    adjusted: np.ndarray
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"n": self.n, "confidence": self.confidence, "post": self.post,
+                "values": list(self.values), "estimate": self.estimate.tolist(),
+                "standard_error": self.standard_error.tolist(),
+                "lower": self.lower.tolist(), "upper": self.upper.tolist(),
+                "adjusted": self.adjusted.tolist()}
+
+
+def estimate_survey(randomizer: FrequencyOracle | Mechanism, reports: Any,
+                    confidence: float = 0.95, post: str = "none") -> SurveyEstimate:
+    """Estimates, standard errors and intervals from the reports of one survey.
+
+    Parameters
+    ----------
+    randomizer : FrequencyOracle or Mechanism
+    reports : array_like
+        An oracle's reports (the array its ``sample`` returns), or a mechanism's output
+        indices (ints in ``0..m-1``).
+    confidence : float
+        In (0, 1).
+    post : {"none", "project", "norm-sub"}
+    """
+    conf = check_real(confidence, "confidence")
+    if not 0.0 < conf < 1.0:
+        raise InvalidParameterError(f"confidence must lie in (0, 1), got {confidence!r}")
+    if post not in POST_PROCESSING:
+        raise InvalidParameterError(f"post must be one of {POST_PROCESSING}, got {post!r}")
+    if isinstance(randomizer, FrequencyOracle):
+        est = randomizer.estimate(reports)
+        n = len(np.asarray(reports))
+        var = randomizer.variance(project_simplex(est), n)
+        values: tuple = tuple(range(randomizer.k))
+    elif isinstance(randomizer, Mechanism):
+        idx = np.asarray(reports)
+        if idx.ndim != 1 or idx.dtype.kind not in "iu":
+            raise InvalidParameterError(
+                f"a mechanism's reports are output indices (a 1-D integer array), got dtype "
+                f"{idx.dtype} and shape {idx.shape}")
+        if idx.size and (idx.min() < 0 or idx.max() >= randomizer.n_outputs):
+            bad = idx[(idx < 0) | (idx >= randomizer.n_outputs)][0]
+            raise InvalidParameterError(
+                f"output index {int(bad)} is outside 0..{randomizer.n_outputs - 1}")
+        n = int(idx.size)
+        if n == 0:
+            raise InvalidParameterError("no reports: nothing to estimate")
+        counts = np.bincount(idx.astype(np.int64), minlength=randomizer.n_outputs)
+        est = estimate_inverse(randomizer, counts)
+        var = np.diag(covariance_inverse(randomizer, project_simplex(est), n))
+        values = randomizer.inputs
+    else:
+        raise InvalidParameterError(
+            f"need a FrequencyOracle or a Mechanism, got {type(randomizer).__name__}")
+    se = np.sqrt(np.maximum(var, 0.0))
+    z = NormalDist().inv_cdf(0.5 + conf / 2.0)
+    adjusted = {"none": est, "project": project_simplex(est), "norm-sub": norm_sub(est)}[post]
+    return SurveyEstimate(values, n, est, se, est - z * se, est + z * se, conf, post,
+                          adjusted)
