@@ -35,6 +35,18 @@ MEMBER_ENTRIES = 1 << 26
 (64 MB): fewer, larger steps of Floyd's algorithm."""
 
 
+SORT_BELOW = 16
+"""Reports of ``d <= k / SORT_BELOW`` values are checked for repeats by sorting each one;
+larger ones through a membership table (linear in k per report)."""
+
+
+def _repeats(reports: np.ndarray, row: int, d: int) -> None:
+    """Raise the typed error for a report that repeats a value (naming the value)."""
+    values, counts = np.unique(reports[row], return_counts=True)
+    raise InvalidParameterError(f"report {row} repeats the value {int(values[counts > 1][0])}: "
+                                f"a subset has {d} distinct values")
+
+
 def best_subset_size(k: int, epsilon: float) -> int:
     """The d in ``1..k-1`` with the smallest total variance under a uniform prior."""
     d = np.arange(1, k, dtype=float)
@@ -109,6 +121,12 @@ class SubsetSelection(FrequencyOracle):
             raise_outside(int(arr.max()), self.k)
         if self.d == 1 or not arr.size:
             return np.bincount(arr.ravel().astype(np.int64), minlength=self.k)
+        if self.d * SORT_BELOW <= self.k:  # few values per report: sorting each is cheaper
+            small = arr.astype(np.uint16) if self.k <= 1 << 16 else arr
+            repeated = (np.diff(np.sort(small, axis=1), axis=1) == 0).any(axis=1)
+            if repeated.any():
+                _repeats(arr, int(np.flatnonzero(repeated)[0]), self.d)
+            return np.bincount(arr.ravel().astype(np.int64), minlength=self.k)
         counts = np.zeros(self.k, dtype=np.int64)
         for rows in row_chunks(len(arr), self.k, MEMBER_ENTRIES):
             # a membership table counts and validates at once: a report that repeats a
@@ -118,10 +136,7 @@ class SubsetSelection(FrequencyOracle):
             member[np.arange(len(block))[:, None], block] = True
             short = np.flatnonzero(member.sum(axis=1) < self.d)
             if short.size:
-                row = rows.start + int(short[0])
-                raise InvalidParameterError(
-                    f"report {row} repeats a value ({arr[row].tolist()}): a subset has "
-                    f"{self.d} distinct values")
+                _repeats(arr, rows.start + int(short[0]), self.d)
             counts += member.sum(axis=0)
         return counts
 

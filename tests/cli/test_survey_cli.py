@@ -151,7 +151,7 @@ def test_bad_values(content, match, tmp_path, capsys):
     ("oue", "00\n", r"r\.txt line 1: 1 bytes, expected 3"),
     ("krr", "-1\n", r"reports must be >= 0, got -1"),
     ("krr", "99999999999999999999999\n", r"r\.txt line 1: not 1 integers"),
-    ("ss", "1 1 2 3\n", r"repeats a value"),
+    ("ss", "1 1 2 3\n", r"report 0 repeats the value 1"),
     ("krr", "# randomizer: LocalHashing(k=20, epsilon=1.0, g=4, hash_bits=32)\n1\n",
      r"line 1: the reports were written for another randomizer"),
 ])
