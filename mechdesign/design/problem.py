@@ -473,6 +473,21 @@ class DesignProblem:
         return (self.privacy.staircase and not self.constraints
                 and (self.k <= staircase.MAX_STAIRCASE_K or self.symmetric()))
 
+    def pattern_generation_applies(self) -> bool:
+        """True when the large-k estimation path applies: the A criterion under pure LDP,
+        k above the staircase limit (up to ``pattern_generation.MAX_K``), no user
+        constraints, outputs left to the design, a prior that is not uniform (or weights),
+        and a workload, if any, that sees every direction of the simplex (rank k - 1: the
+        barrier master needs a non-singular information matrix)."""
+        from .pattern_generation import MAX_K, workload_has_full_rank
+
+        obj = self.objective
+        return (isinstance(obj, EstimationVariance) and obj.criterion == "A"
+                and workload_has_full_rank(obj)
+                and isinstance(self.privacy, LDP) and not self.constraints
+                and self.focal_sets is None and not self.outputs_given
+                and staircase.MAX_STAIRCASE_K < self.k <= MAX_K and not self.symmetric())
+
     def symmetric(self) -> bool:
         """True when the symmetric closed form applies (uniform prior, symmetric criterion,
         pure LDP, outputs left to the design)."""

@@ -138,6 +138,8 @@ def solve_information(spec: DesignProblem, solver: str | None, options: dict,
     local method (with a note saying why no exact program applies)."""
     eps = spec.privacy.epsilon  # type: ignore[attr-defined]
     t0 = time.perf_counter()
+    if spec.pattern_generation_applies():
+        return solve_pattern_generation(spec, eps, t0, deadline)
     if not spec.staircase_applies():
         note = ("no exact program is known for this notion with this objective"
                 if not spec.privacy.staircase else
@@ -163,6 +165,48 @@ def solve_information(spec: DesignProblem, solver: str | None, options: dict,
     return certified_result(spec, Q, sol.value, status, sol.solver, "global", form, 0.0,
                             time.perf_counter() - t0, {}, notes, bound=sol.bound,
                             expect_bound=True)
+
+
+def solve_pattern_generation(spec: DesignProblem, eps: float, t0: float,
+                             deadline: Deadline) -> DesignResult:
+    """Estimation (A criterion) past the staircase limit: column generation with
+    local-search pricing and the semidefinite certificate of
+    :mod:`~mechdesign.design.pattern_generation`; the note compares the design with the
+    best frequency oracle at the same prior."""
+    from .pattern_generation import solve_estimation_patterns
+
+    sol = solve_estimation_patterns(spec.objective, eps, deadline)  # type: ignore[arg-type]
+    form = (f"staircase column generation: {sol.patterns_used} patterns of 2^{spec.k} - 1 "
+            f"in {sol.rounds} rounds, local-search pricing, semidefinite lower bound")
+    notes = [oracle_comparison(spec.objective, eps, sol.value)]  # type: ignore[arg-type]
+    if not sol.priced_out:
+        notes.append(deadline.note() if sol.stopped else
+                     f"column generation stopped after {sol.rounds} rounds with patterns "
+                     "still entering")
+    if sol.bound is None:
+        notes.append("the semidefinite bound failed: no certified gap")
+    status = Status.OPTIMAL if sol.priced_out else Status.INACCURATE
+    return certified_result(spec, sol.Q, sol.value, status, "barrier (numpy); bound: CLARABEL",
+                            "global", form, 0.0, time.perf_counter() - t0, {}, notes,
+                            bound=sol.bound, expect_bound=True)
+
+
+def oracle_comparison(objective: EstimationVariance, eps: float, value: float) -> str:
+    """A note comparing ``value`` (a design's Cramer-Rao criterion) with the frequency
+    oracles' exact estimator variances at the same prior and epsilon."""
+    from .. import oracles
+
+    k, prior = objective.n_inputs, objective.prior
+    candidates = [oracles.RandomizedResponse(k, eps), oracles.UnaryEncoding(k, eps),
+                  oracles.UnaryEncoding(k, eps, optimized=True), oracles.HadamardResponse(k, eps),
+                  oracles.LocalHashing(k, eps)]
+    candidates += [oracles.SubsetSelection(k, eps, d=d) for d in range(1, k)]
+    best = min(candidates, key=lambda o: o.total_variance(prior))
+    other = best.total_variance(prior)
+    change = 100 * (1 - value / other)
+    return (f"best frequency oracle at this prior: {best!r}, estimator variance "
+            f"{other:.6g} per report; this design's Cramer-Rao value {value:.6g} is "
+            f"{abs(change):.3g}% {'lower' if change >= 0 else 'higher'}")
 
 
 def _staircase(spec: DesignProblem, eps: float, solver: str | None, options: dict,
