@@ -473,20 +473,25 @@ class DesignProblem:
         return (self.privacy.staircase and not self.constraints
                 and (self.k <= staircase.MAX_STAIRCASE_K or self.symmetric()))
 
-    def pattern_generation_applies(self) -> bool:
-        """True when the large-k estimation path applies: the A criterion under pure LDP,
-        k above the staircase limit (up to ``pattern_generation.MAX_K``), no user
-        constraints, outputs left to the design, a prior that is not uniform (or weights),
-        and a workload, if any, that sees every direction of the simplex (rank k - 1: the
-        barrier master needs a non-singular information matrix)."""
-        from .pattern_generation import MAX_K, workload_has_full_rank
+    def pattern_generation_applies(self, solver: str | None = None,
+                                   options: dict | None = None) -> bool:
+        """True when the column-generation estimation path applies: the A criterion under
+        pure LDP with a prior that is not uniform (or weights), no user constraints,
+        outputs left to the design, a workload, if any, that sees every direction of the
+        simplex (rank k - 1: the barrier master needs a non-singular information matrix),
+        and k from ``pattern_generation.FROM_K`` to ``MAX_K``; below the staircase limit
+        only with the default solver and no options (else the full staircase program,
+        which takes them)."""
+        from .pattern_generation import FROM_K, MAX_K, workload_has_full_rank
 
         obj = self.objective
-        return (isinstance(obj, EstimationVariance) and obj.criterion == "A"
-                and workload_has_full_rank(obj)
-                and isinstance(self.privacy, LDP) and not self.constraints
-                and self.focal_sets is None and not self.outputs_given
-                and staircase.MAX_STAIRCASE_K < self.k <= MAX_K and not self.symmetric())
+        if not (isinstance(obj, EstimationVariance) and obj.criterion == "A"
+                and workload_has_full_rank(obj) and isinstance(self.privacy, LDP)
+                and not self.constraints and self.focal_sets is None
+                and not self.outputs_given and FROM_K <= self.k <= MAX_K
+                and not self.symmetric()):
+            return False
+        return self.k > staircase.MAX_STAIRCASE_K or (solver is None and not options)
 
     def symmetric(self) -> bool:
         """True when the symmetric closed form applies (uniform prior, symmetric criterion,

@@ -138,7 +138,7 @@ def solve_information(spec: DesignProblem, solver: str | None, options: dict,
     local method (with a note saying why no exact program applies)."""
     eps = spec.privacy.epsilon  # type: ignore[attr-defined]
     t0 = time.perf_counter()
-    if spec.pattern_generation_applies():
+    if spec.pattern_generation_applies(solver, options):
         return solve_pattern_generation(spec, eps, t0, deadline)
     if not spec.staircase_applies():
         note = ("no exact program is known for this notion with this objective"

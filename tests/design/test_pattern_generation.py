@@ -63,21 +63,36 @@ def test_bound_is_below_every_mechanism():
     assert bound <= solve_estimation(objective, eps).value
 
 
-def test_design_problem_past_the_staircase_limit():
-    # k = 20, Zipf prior: the column-generation path, certified within 1% (0.23%), below every
-    # frequency oracle's estimator variance (the design's Cramer-Rao value is at most any
-    # mechanism's, which is at most its unbiased estimator's variance)
-    k, eps = 20, 1.0
+def test_design_problem_takes_the_column_generation_path():
+    # k = 13, Zipf prior (from k = 12 with the default solver; the only path past k = 16);
+    # every pattern is priced (k <= 22), so the design is certified optimal; its value is
+    # below every frequency oracle's
+    # estimator variance (its Cramer-Rao value is at most any mechanism's, which is at most
+    # that mechanism's unbiased estimator's variance)
+    k, eps = 13, 1.0
     res = md.DesignProblem(privacy=md.LDP(eps), objective=md.EstimationVariance(zipf(k))
                            ).solve()
     assert res.formulation.startswith("staircase column generation")
     assert res.certificate.met and res.certificate.achieved <= eps
-    assert res.gap is not None and res.gap < 1e-2
+    assert res.status is md.design.Status.OPTIMAL and res.gap < 1e-6
     f = zipf(k)
     oracles = [LocalHashing(k, eps), *(SubsetSelection(k, eps, d=d) for d in range(1, k))]
     assert res.value <= min(o.total_variance(f) for o in oracles)
     assert any("best frequency oracle" in n for n in res.notes)
     assert res.mechanism.n_inputs == k
+
+
+def test_semidefinite_bound_past_exact_pricing(monkeypatch):
+    # with exact pricing switched off (as past k = 22), the heuristic pricing reaches the
+    # same design and the semidefinite bound certifies it within 1% (0.56% here)
+    monkeypatch.setattr(pg, "EXACT_PRICING_K", 0)
+    objective = md.EstimationVariance(zipf(12))
+    heuristic = pg.solve_estimation_patterns(objective, 1.0)
+    monkeypatch.undo()
+    exact = pg.solve_estimation_patterns(objective, 1.0)
+    assert heuristic.value == pytest.approx(exact.value, rel=1e-6)
+    assert exact.bound <= exact.value and heuristic.bound <= exact.value
+    assert heuristic.value - heuristic.bound < 0.01 * heuristic.value
 
 
 def test_time_limit_returns_the_best_design_so_far():
