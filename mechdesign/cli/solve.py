@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import sys
 import warnings
@@ -162,6 +163,16 @@ DEFAULT_TIME_LIMIT = 600.0
 """Seconds per solver attempt for ``mechdesign solve`` (the library's default is none)."""
 
 
+def _progress_handler() -> logging.Handler:
+    """Send the design's progress messages (logger ``mechdesign.design``) to stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("mechdesign: %(message)s"))
+    log = logging.getLogger("mechdesign.design")
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    return handler
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     from ..design import Status
     from ..io import load_problem
@@ -169,9 +180,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
     pf = load_problem(args.file, allow_outside=args.allow_outside_paths)
     planned = _plan_out(args, pf)
     out = planned[0] if planned else None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = pf.problem.solve(solver=args.solver, time_limit=args.time_limit)
+    handler = _progress_handler() if args.progress else None
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = pf.problem.solve(solver=args.solver, time_limit=args.time_limit)
+    finally:
+        if handler is not None:
+            logging.getLogger("mechdesign.design").removeHandler(handler)
     solver_warnings = list(dict.fromkeys(f"{w.category.__name__}: {w.message}"
                                          for w in caught))
     mech, unavailable = None, ""
@@ -240,5 +256,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"wall-clock limit of each solver attempt (default "
                         f"{DEFAULT_TIME_LIMIT:g}); a solve stopped by it reports no "
                         "mechanism and names the limit")
+    p.add_argument("--progress", action="store_true",
+                   help="print the progress of long designs to stderr (column generation: "
+                        "one line per round with the best value so far)")
     add_force_argument(p)
     p.set_defaults(func=cmd_solve)

@@ -296,35 +296,39 @@ def solve_estimation_patterns(objective: EstimationVariance, epsilon: float,
     setup = _Setup(objective, epsilon)
     k = setup.k
     bound = shor_bound(setup, deadline)
-    log.info("certified lower bound %.10g (semidefinite relaxation)", bound)
+    if bound is not None:
+        log.info("certified lower bound %.10g (semidefinite relaxation)", bound)
     rng = np.random.default_rng(seed)
     Z = _seed_patterns(k)
     a, ubar = setup.columns(Z)
-    # start: k-RR on the singletons (weights e^eps / (e^eps + k - 1) of a = e^-eps s)
-    v = np.full(Z.shape[1], 1e-3 / Z.shape[1])
+    # start: k-RR on the singletons (weights e^eps / (e^eps + k - 1) of a = e^-eps s),
+    # feasible, and the best design until a master finishes
+    v = np.zeros(Z.shape[1])
     v[:k] = 1.0 / (1.0 + (k - 1) * setup.shrink)
+    best = (setup.criterion(ubar, v)[0], Z, v.copy())  # (f, Z, v), always feasible
+    v[k:] = 1e-3 / Z.shape[1]  # the barrier starts strictly inside
     rounds, stopped, priced_out = 0, False, False
-    best: tuple[float, np.ndarray, np.ndarray] | None = None  # (f, Z, v) of finished masters
     history: list[float] = []
     while True:
         rounds += 1
         v, y, f = _master(setup, a, ubar, v, deadline)
         if deadline is not None and deadline.expired:
-            stopped = True  # an interrupted master's point counts only if it is better
-            if best is None or f < best[0]:
+            stopped = True  # an interrupted master's point counts if feasible and better
+            if np.abs(a @ v - 1.0).max() < 1e-9 and f < best[0]:
                 best = (f, Z, v)
             break
         best = (f, Z, v)
         _, Minv = setup.criterion(ubar, v)
-        support = Z[:, v > 1e-9 * v.max()]
-        density = rng.random(RANDOM_STARTS)
-        starts = np.concatenate([support, rng.random((k, RANDOM_STARTS)) < density], axis=1)
-        starts[:, ~starts.any(axis=0)] = True
         if k <= EXACT_PRICING_K:
             found, r, per_mass = _price_all(setup, Minv, y, 2 * k + Z.shape[1])
             exact = _frank_wolfe_bound(setup, a, ubar, v, y, f, per_mass, Minv) * setup.unit
             bound = exact if bound is None else max(bound, exact)
         else:
+            support = Z[:, v > 1e-9 * v.max()]
+            density = rng.random(RANDOM_STARTS)
+            starts = np.concatenate([support, rng.random((k, RANDOM_STARTS)) < density],
+                                    axis=1)
+            starts[:, ~starts.any(axis=0)] = True
             found, r = _price(setup, Minv, y, starts)
         fresh = _entering(Z, found, r, -PRICING_TOL * abs(f), 2 * k)
         log.info("round %d: %d patterns, value %.10g, %d entering", rounds, Z.shape[1],
