@@ -181,6 +181,21 @@ class Baseline:
     def step(self, x: np.ndarray, rng: np.random.Generator) -> tuple[float, float]:
         raise NotImplementedError
 
+    def timed_blocks(self, x: np.ndarray, draw: Callable[[np.ndarray], np.ndarray],
+                     count: Callable[[np.ndarray], np.ndarray]) -> tuple[float, float]:
+        """Sample (``draw``) and count (``count``, added to the support counts) the values
+        ``x`` in blocks of :meth:`rows_per_block` rows; returns (sample s, count s)."""
+        sample_s = count_s = 0.0
+        step = self.rows_per_block(self.k)
+        for start in range(0, len(x), step):
+            t0 = time.perf_counter()
+            sample = draw(x[start:start + step])
+            t1 = time.perf_counter()
+            self.counts += count(sample)
+            sample_s += t1 - t0
+            count_s += time.perf_counter() - t1
+        return sample_s, count_s
+
     def support(self, n: int) -> np.ndarray:
         """Support counts after ``n`` respondents (the final step, if any, included)."""
         return self.counts
@@ -223,18 +238,12 @@ class UEBaseline(Baseline):
             self.p_star, self.q_star = half / (1.0 + half), 1.0 / (1.0 + half)
 
     def step(self, x: np.ndarray, rng: np.random.Generator) -> tuple[float, float]:
-        sample_s = count_s = 0.0
-        step = self.rows_per_block(self.k)
-        for start in range(0, len(x), step):
-            xs = x[start:start + step]
-            t0 = time.perf_counter()
+        def draw(xs: np.ndarray) -> np.ndarray:
             bits = rng.random((len(xs), self.k)) < self.q_star
             bits[np.arange(len(xs)), xs] = rng.random(len(xs)) < self.p_star
-            t1 = time.perf_counter()
-            self.counts += bits.sum(axis=0)
-            sample_s += t1 - t0
-            count_s += time.perf_counter() - t1
-        return sample_s, count_s
+            return bits
+
+        return self.timed_blocks(x, draw, lambda bits: bits.sum(axis=0))
 
 
 class SubsetBaseline(Baseline):
@@ -250,20 +259,14 @@ class SubsetBaseline(Baseline):
         self.q_star = (1 - self.t) * (d - 1) / (k - 1) + self.t * d / k
 
     def step(self, x: np.ndarray, rng: np.random.Generator) -> tuple[float, float]:
-        sample_s = count_s = 0.0
-        step = self.rows_per_block(self.k)
-        for start in range(0, len(x), step):
-            xs = x[start:start + step]
-            t0 = time.perf_counter()
+        def draw(xs: np.ndarray) -> np.ndarray:
             keys = rng.random((len(xs), self.k))
             informative = np.flatnonzero(rng.random(len(xs)) >= self.t)
             keys[informative, xs[informative]] = -1.0  # x is among the d smallest keys
-            subset = np.argpartition(keys, self.d - 1, axis=1)[:, :self.d]
-            t1 = time.perf_counter()
-            self.counts += np.bincount(subset.ravel(), minlength=self.k)
-            sample_s += t1 - t0
-            count_s += time.perf_counter() - t1
-        return sample_s, count_s
+            return np.argpartition(keys, self.d - 1, axis=1)[:, :self.d]
+
+        return self.timed_blocks(
+            x, draw, lambda subset: np.bincount(subset.ravel(), minlength=self.k))
 
 
 class HadamardBaseline(Baseline):

@@ -45,15 +45,34 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+def _argument(text: str, convert: Callable[[str], Any], accept: Callable[[Any], bool],
+              wanted: str) -> Any:
+    """``convert(text)`` if it succeeds and is accepted, else argparse's one-line error
+    naming ``wanted`` and the text."""
+    try:
+        value = convert(text)
+    except ValueError:
+        value = None
+    if value is None or not accept(value):
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer >= 0 (a seed)."""
+    return _argument(text, int, lambda v: v >= 0, "a non-negative integer")
+
+
+def open_unit_interval(text: str) -> float:
+    """An argparse type: a number strictly between 0 and 1 (a confidence level)."""
+    return _argument(text, float, lambda v: 0.0 < v < 1.0, "a number in (0, 1)")
+
+
 def positive_int(text: str) -> int:
     """An argparse type: a positive integer, also written as a float (``1e5``)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not v.is_integer() or v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return int(v)
+    value = _argument(text, float, lambda v: v.is_integer() and v >= 1,
+                      "a positive integer")
+    return int(value)
 
 
 def print_table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> None:

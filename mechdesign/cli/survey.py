@@ -33,6 +33,8 @@ from .output import (
     check_suffix,
     fmt,
     jsonable,
+    non_negative_int,
+    open_unit_interval,
     plan_outputs,
     print_table,
     write_planned,
@@ -153,26 +155,6 @@ def _write_table(path: Any, record: dict) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a non-negative integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"not a non-negative integer: {text!r}")
-    return value
-
-
-def _confidence(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"must lie in (0, 1), got {text!r}")
-    return value
-
-
 SOURCE_HELP = ("a frequency oracle (randomized_response is the catalog matrix; write "
                "oracle:randomized_response for the oracle) or alias "
                f"({', '.join(sorted(ORACLE_ALIASES))}) with key=value parameters, a catalog "
@@ -191,7 +173,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="respondents' values, one per line (integers 0..k-1 for an oracle, "
                         "input labels for a mechanism)")
     p.add_argument("--out", metavar="FILE.txt", help="write the reports here, not to stdout")
-    p.add_argument("--seed", type=_seed, metavar="N",
+    p.add_argument("--seed", type=non_negative_int, metavar="N",
                    help="reproducible reports from a seeded generator (experiments only; "
                         "never for deployment)")
     add_force_argument(p)
@@ -207,7 +189,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_source_arguments(e)
     e.add_argument("--reports", required=True, metavar="FILE",
                    help="the reports, one per line")
-    e.add_argument("--confidence", type=_confidence, default=0.95,
+    e.add_argument("--confidence", type=open_unit_interval, default=0.95,
                    help="confidence level of the intervals (default 0.95)")
     e.add_argument("--post", choices=("none", "project", "norm-sub"), default="none",
                    help="also report post-processed estimates: projected onto the simplex "

@@ -82,9 +82,16 @@ def _lines(path: str | Path, what: str) -> tuple[str, str, list[tuple[int, str]]
     return p.name, first, [(i, s) for i, s in rows if s and not s.startswith("#")]
 
 
-def _label_index(labels: tuple) -> dict[str, int]:
-    """Labels as written in a text file (``str``) -> their index."""
-    return {str(label): j for j, label in enumerate(labels)}
+def _label_indices(name: str, rows: list[tuple[int, str]], labels: tuple, what: str
+                   ) -> np.ndarray:
+    """The index of each row's label among ``labels`` (matched as written, ``str``)."""
+    index = {str(label): j for j, label in enumerate(labels)}
+    try:
+        return np.array([index[s] for _, s in rows], dtype=np.int64)
+    except KeyError:
+        line = next(i for i, s in rows if s not in index)
+        raise FileFormatError(f"{name} line {line}: not one of the mechanism's "
+                              f"{len(labels)} {what} labels") from None
 
 
 def read_values(path: str | Path, randomizer: FrequencyOracle | Mechanism) -> np.ndarray:
@@ -101,13 +108,7 @@ def read_values(path: str | Path, randomizer: FrequencyOracle | Mechanism) -> np
                 raise FileFormatError(
                     f"{name} line {i}: value outside 0..{randomizer.k - 1}")
         return out
-    index = _label_index(randomizer.inputs)
-    try:
-        return np.array([index[s] for _, s in rows], dtype=np.int64)
-    except KeyError:
-        line = next(i for i, s in rows if s not in index)
-        raise FileFormatError(f"{name} line {line}: not one of the mechanism's "
-                              f"{randomizer.n_inputs} input labels") from None
+    return _label_indices(name, rows, randomizer.inputs, "input")
 
 
 def format_reports(randomizer: FrequencyOracle | Mechanism, reports: np.ndarray) -> str:
@@ -132,13 +133,7 @@ def read_reports(path: str | Path, randomizer: FrequencyOracle | Mechanism) -> n
             f"{name} line 1: the reports were written for another randomizer than "
             f"{describe(randomizer)}")
     if isinstance(randomizer, Mechanism):
-        index = _label_index(randomizer.outputs)
-        try:
-            return np.array([index[s] for _, s in rows], dtype=np.int64)
-        except KeyError:
-            line = next(i for i, s in rows if s not in index)
-            raise FileFormatError(f"{name} line {line}: not one of the mechanism's "
-                                  f"{randomizer.n_outputs} output labels") from None
+        return _label_indices(name, rows, randomizer.outputs, "output")
     width = randomizer.report_width
     if isinstance(randomizer, UnaryEncoding):
         out = np.zeros((len(rows), width), dtype=np.uint8)
