@@ -186,34 +186,28 @@ def _family_values(family: str, objective: Objective, epsilons: Sequence[float]
 
 
 def _subset_values(objective: Objective, eps: np.ndarray) -> tuple[np.ndarray, str]:
-    """Subset selection at its best d for an objective that takes any alphabet: each d's
-    matrix value where the catalog builds it, else (estimation, A criterion) its
-    estimator's exact variance, an upper bound on that d's Cramer-Rao value; otherwise the
-    d with a matrix only, said in the note."""
+    """Subset selection at its best d for an objective that takes any alphabet: the
+    matrix's value when every d's matrix can be built; else, for estimation (A criterion),
+    every d scored by its estimator's exact variance (an upper bound on that d's
+    Cramer-Rao value; cheap, where the matrices of the small d cost seconds each at
+    k = 40); otherwise the d with a matrix only, said in the note."""
     k = objective.n_inputs
     built = [d for d in range(1, k) if _buildable("subset_selection", k, math.comb(k, d))]
-    closed = _closed_form_applies(objective)
-    rest = [d for d in range(1, k) if d not in built]
-    if not built and not closed:
+    sign = 1.0 if objective.sense == "minimize" else -1.0
+
+    def best_matrix() -> np.ndarray:  # the best value over the d that have a matrix
+        return np.array([sign * min(sign * objective.evaluate(
+            catalog.subset_selection(k, d, e).matrix) for d in built) for e in eps])
+
+    if len(built) == k - 1:
+        return best_matrix(), ""
+    if _closed_form_applies(objective):
+        return (np.array([estimator_variance("subset_selection", objective, e)  # type: ignore[arg-type]
+                          for e in eps]), _closed_form_note("subset_selection", k))
+    if not built:
         raise FamilySkipped(f"subset selection at k = {k} has too many outputs for a "
                             f"matrix ({catalog.MAX_ENTRIES} entries) for every d", fits=True)
-    sign = 1.0 if objective.sense == "minimize" else -1.0
-    out = []
-    for e in eps:
-        vals = [sign * objective.evaluate(catalog.subset_selection(k, d, e).matrix)
-                for d in built]
-        if closed:
-            vals += [_oracle("subset_selection", k, e, d).total_variance(objective.prior)
-                     for d in rest]
-        out.append(sign * min(vals))
-    if not rest:
-        return np.array(out), ""
-    if closed:
-        return np.array(out), (f"k = {k}: subset selection with d in {rest[0]}..{rest[-1]} "
-                               "is too large for its matrix; those d are scored by the exact "
-                               "variance of their unbiased estimator, an upper bound on "
-                               "their Cramer-Rao value")
-    return np.array(out), (f"k = {k}: subset selection only over d <= {built[-1]} (larger "
+    return best_matrix(), (f"k = {k}: subset selection only over d <= {built[-1]} (larger "
                            "d have too many outputs for a matrix)")
 
 
