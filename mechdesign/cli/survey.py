@@ -119,15 +119,17 @@ def cmd_estimate(args: argparse.Namespace) -> int:
                            inputs=inputs)[0]
     randomizer = resolve_randomizer(args.source, args.params)
     reports = read_reports(args.reports, randomizer)
-    res = estimate_survey(randomizer, reports, confidence=args.confidence, post=args.post)
+    res = estimate_survey(randomizer, reports, confidence=args.confidence, post=args.post,
+                          estimator=args.estimator)
     record = {"randomizer": _describe(randomizer), **res.to_dict(),
               "values": [str(v) for v in res.values]}
     if args.json:
         print(json.dumps(jsonable(record), indent=2))
     else:
         pct = f"{100 * res.confidence:g}%"
-        print(f"{record['randomizer']}: {res.n} reports; {pct} normal intervals from the exact "
-              "variance at the plug-in frequencies")
+        basis = ("the Cramer-Rao bound at the maximum-likelihood estimate"
+                 if res.estimator == "mle" else "the exact variance at the plug-in frequencies")
+        print(f"{record['randomizer']}: {res.n} reports; {pct} normal intervals from {basis}")
         rows = [(str(v), fmt(e), fmt(s), fmt(lo), fmt(hi), fmt(a))
                 for v, e, s, lo, hi, a in zip(res.values, res.estimate, res.standard_error,
                                               res.lower, res.upper, res.adjusted,
@@ -194,6 +196,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--post", choices=("none", "project", "norm-sub"), default="none",
                    help="also report post-processed estimates: projected onto the simplex "
                         "or Norm-Sub (both distributions, biased)")
+    e.add_argument("--estimator", choices=("unbiased", "mle"), default="unbiased",
+                   help="unbiased (support counts; the inverse estimator for a matrix) or "
+                        "mle (a matrix only: maximum likelihood, Cramer-Rao standard errors; "
+                        "use it for designed mechanisms, whose design minimises the "
+                        "Cramer-Rao value)")
     e.add_argument("--json", action="store_true", help="machine-readable output")
     e.add_argument("--all", action="store_true", help="print every value (default: 40)")
     e.add_argument("--out", metavar="FILE.csv|FILE.json", help="write the table to a file")
