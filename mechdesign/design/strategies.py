@@ -206,7 +206,8 @@ def oracle_comparison(objective: EstimationVariance, eps: float, value: float) -
     change = 100 * (1 - value / other)
     return (f"best frequency oracle at this prior: {best!r}, estimator variance "
             f"{other:.6g} per report; this design's Cramer-Rao value {value:.6g} is "
-            f"{abs(change):.3g}% {'lower' if change >= 0 else 'higher'}")
+            f"{abs(change):.3g}% {'lower' if change >= 0 else 'higher'} (the value of its "
+            "maximum-likelihood estimate, estimator='mle'; its inverse estimator does worse)")
 
 
 def _staircase(spec: DesignProblem, eps: float, solver: str | None, options: dict,
