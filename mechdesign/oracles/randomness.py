@@ -9,8 +9,8 @@ Every randomised decision of an oracle is one of two primitives, both exact:
   ``T``, ``B`` = :data:`PROBABILITY_BITS`), as the comparison ``U < T`` of a uniform B-bit
   integer ``U``, read most significant bit first. The comparison is bit-sliced: 64 coins
   share a word, and at bit ``i`` the coins whose ``U`` still agrees with ``T`` draw the next
-  bit; a coin is decided at each bit with probability 1/2, so about 7 words decide a word of
-  64 coins (instead of ``B / 64`` words per coin).
+  bit; a coin is decided at each bit with probability 1/2, so about 7.5 random words decide
+  a word of 64 coins (instead of ``B / 64`` words per coin).
 
 The words come from the operating system's cryptographically secure source
 (:func:`os.urandom`, the default, for deployment) or from a numpy ``Generator`` (an int seed
@@ -36,6 +36,15 @@ estimate can see, down to probabilities of ``e^-60`` (relative error ``3e-13``).
 
 ONE = 1 << PROBABILITY_BITS
 """``2^B``: the numerator of probability 1."""
+
+BLOCK_WORDS = 1 << 16
+"""Coin words drawn per block (512 KiB of results: the block's arrays stay in cache)."""
+
+DENSE_LEVELS = 6
+"""Comparison bits drawn for every word of a block before only the open words draw: a
+word of 64 coins is still open after bit i with probability ``1 - (1 - 2^-i)^64`` (0.87
+after 5 bits), so compacting earlier costs more than it saves (measured: 5.6x faster than
+compacting from the first bit)."""
 
 _WORD = 64
 _ALL = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
@@ -83,19 +92,38 @@ class RandomWords:
         Coin ``j`` of a word compares a uniform B-bit integer ``U_j`` with ``numerator``,
         most significant bit first: where ``numerator`` has a 1 and ``U_j`` a 0, the coin is
         decided 1; where ``numerator`` has a 0 and ``U_j`` a 1, decided 0; where they agree
-        it draws on. Coins still undecided after B bits have ``U_j = numerator``: 0.
+        it draws on. Coins still undecided after B bits have ``U_j = numerator``: 0. Words
+        are processed in blocks of :data:`BLOCK_WORDS` (cache-sized); the first
+        :data:`DENSE_LEVELS` bits are drawn for every word of a block (a word of 64 coins is
+        almost surely still open there), the later ones only for the words still open.
         """
         if numerator >= ONE:
             return np.full(count, _ALL, dtype=np.uint64)
+        out = np.empty(count, dtype=np.uint64)
+        for start in range(0, count, BLOCK_WORDS):
+            out[start:start + BLOCK_WORDS] = self._coin_block(
+                numerator, min(BLOCK_WORDS, count - start))
+        return out
+
+    def _coin_block(self, numerator: int, count: int) -> np.ndarray:
+        """:meth:`bernoulli_words` for one block of ``count`` words."""
         result = np.zeros(count, dtype=np.uint64)
         undecided = np.full(count, _ALL, dtype=np.uint64)
-        active = np.arange(count)
-        for i in range(PROBABILITY_BITS - 1, -1, -1):
+        bits = [(numerator >> i) & 1 for i in range(PROBABILITY_BITS - 1, -1, -1)]
+        for bit in bits[:DENSE_LEVELS]:  # every word: bit i of each open coin's U
+            u = self.words(count)
+            if bit:
+                result |= undecided & ~u
+                undecided &= u
+            else:
+                undecided &= ~u
+        active = np.flatnonzero(undecided)
+        for bit in bits[DENSE_LEVELS:]:
             if not active.size:
                 break
-            u = self.words(active.size)  # bit i of each undecided coin's U
+            u = self.words(active.size)
             open_ = undecided[active]
-            if (numerator >> i) & 1:
+            if bit:
                 result[active] |= open_ & ~u
                 still = open_ & u
             else:
