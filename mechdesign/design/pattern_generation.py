@@ -104,6 +104,8 @@ class PatternSolution:
     stopped: bool
     priced_out: bool
     """True when the last pricing found no pattern with negative reduced cost."""
+    reason: str = ""
+    """Why column generation ended, in words."""
 
 
 class _Setup:
@@ -307,7 +309,7 @@ def solve_estimation_patterns(objective: EstimationVariance, epsilon: float,
     v[:k] = 1.0 / (1.0 + (k - 1) * setup.shrink)
     best = (setup.criterion(ubar, v)[0], Z, v.copy())  # (f, Z, v), always feasible
     v[k:] = 1e-3 / Z.shape[1]  # the barrier starts strictly inside
-    rounds, stopped, priced_out = 0, False, False
+    rounds, stopped, priced_out, reason = 0, False, False, "the time limit"
     history: list[float] = []
     while True:
         rounds += 1
@@ -335,15 +337,19 @@ def solve_estimation_patterns(objective: EstimationVariance, epsilon: float,
                  f * setup.unit, fresh.shape[1])
         history.append(f)
         if not fresh.shape[1]:
-            priced_out = True
+            priced_out, reason = True, "no pattern has a negative reduced cost"
             break
         target = EXACT_TARGET_GAP if k <= EXACT_PRICING_K else TARGET_GAP
         if bound is not None and f * setup.unit - bound <= target * f * setup.unit:
+            reason = f"certified within the target gap {target:g}"
             break
         if len(history) > STALL_ROUNDS and (
                 history[-STALL_ROUNDS - 1] - f <= STALL_TOL * abs(f)):
+            reason = (f"the last {STALL_ROUNDS} rounds improved the criterion by less than "
+                      f"{STALL_TOL:g}")
             break
         if rounds >= MAX_ROUNDS:
+            reason = f"{MAX_ROUNDS} rounds"
             break
         keep = v > IDLE * v.max()  # drop idle columns (they may re-enter by pricing)
         Z = np.concatenate([Z[:, keep], fresh], axis=1)
@@ -353,7 +359,7 @@ def solve_estimation_patterns(objective: EstimationVariance, epsilon: float,
     used = v > IDLE * v.max()
     Q = (1.0 + setup.delta * Z[:, used]) * (setup.shrink * v[used])
     return PatternSolution(Q, f * setup.unit, bound, int(used.sum()), rounds, stopped,
-                           priced_out)
+                           priced_out, reason)
 
 
 def _entering(Z: np.ndarray, found: np.ndarray, r: np.ndarray, below: float,

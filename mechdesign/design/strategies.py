@@ -179,13 +179,13 @@ def solve_pattern_generation(spec: DesignProblem, eps: float, t0: float,
     form = (f"staircase column generation: {sol.patterns_used} patterns of 2^{spec.k} - 1 "
             f"in {sol.rounds} rounds, local-search pricing, semidefinite lower bound")
     notes = [oracle_comparison(spec.objective, eps, sol.value)]  # type: ignore[arg-type]
-    if not sol.priced_out:
-        notes.append(deadline.note() if sol.stopped else
-                     f"column generation stopped after {sol.rounds} rounds with patterns "
-                     "still entering")
+    if sol.stopped:
+        notes.append(deadline.note())
+    elif not sol.priced_out:
+        notes.append(f"column generation stopped after {sol.rounds} rounds: {sol.reason}")
     if sol.bound is None:
         notes.append("the semidefinite bound failed: no certified gap")
-    status = Status.OPTIMAL if sol.priced_out else Status.INACCURATE
+    status = Status.INACCURATE if sol.stopped else Status.OPTIMAL  # the gap labels it
     return certified_result(spec, sol.Q, sol.value, status, "barrier (numpy); bound: CLARABEL",
                             "global", form, 0.0, time.perf_counter() - t0, {}, notes,
                             bound=sol.bound, expect_bound=True)
