@@ -2,7 +2,9 @@ r"""Catalog families as baselines for designed optima, at matched privacy levels
 
 A designed optimum is only interesting beside what the standard mechanisms achieve at the
 same epsilon. :func:`family_frontier` evaluates a catalog family (k-RR, subset selection at
-its best d, unary encodings, Hadamard response) on an objective; for evidential problems over
+its best d, unary encodings, Hadamard response, local hashing) on an objective, by its
+matrix or, past the matrix limit on an estimation objective, by its estimator's exact
+variance (:mod:`mechdesign.oracles`); for evidential problems over
 a yes/no question, :func:`dont_know_frontier` evaluates the "don't know" mechanisms
 Q_2x3(p, q) with fixed ``c = p + q`` (c = 1 is Warner's randomized response; Li et al.
 2022, Figs 1-2) at the (p, q) whose privacy under the problem's own notion is epsilon.
