@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import mechdesign as md
-from mechdesign import oracles
+from mechdesign.oracles.choice import best_oracle
 
 PRIORS = ("zipf", "geometric", "dirichlet")
 EPSILONS = (0.5, 1.0, 2.0)
@@ -110,36 +110,6 @@ def make_prior(name: str, k: int, seed: int) -> np.ndarray:
     return p / p.sum()
 
 
-def best_oracle(k: int, eps: float, prior: np.ndarray) -> tuple[str, float]:
-    """The frequency oracle of least exact estimator variance at ``prior``.
-
-    Parameters
-    ----------
-    k : int
-        Number of input values.
-    eps : float
-        Privacy parameter of pure LDP.
-    prior : numpy.ndarray
-        The true distribution the variance is evaluated at.
-
-    Returns
-    -------
-    tuple of (str, float)
-        The oracle's ``repr`` and its ``total_variance(prior)`` (per report).
-    """
-    candidates: list[oracles.FrequencyOracle] = [
-        oracles.RandomizedResponse(k, eps),
-        oracles.UnaryEncoding(k, eps, optimized=False),
-        oracles.UnaryEncoding(k, eps, optimized=True),
-        oracles.HadamardResponse(k, eps),
-        oracles.LocalHashing(k, eps, g=None),
-    ]
-    candidates += [oracles.SubsetSelection(k, eps, d=d) for d in range(1, k)]
-    scored = [(float(o.total_variance(prior)), repr(o)) for o in candidates]
-    variance, name = min(scored)
-    return name, variance
-
-
 def run_case(k: int, prior_name: str, eps: float, seed: int, time_limit: float) -> Case:
     """Solve one design and compute its baseline.
 
@@ -162,7 +132,8 @@ def run_case(k: int, prior_name: str, eps: float, seed: int, time_limit: float) 
         The measurements; on an exception, ``error`` holds it and the design fields are NaN.
     """
     prior = make_prior(prior_name, k, seed)
-    oracle, oracle_var = best_oracle(k, eps, prior)
+    best, oracle_var = best_oracle(prior, eps)
+    oracle = repr(best)
     problem = md.DesignProblem(privacy=md.LDP(eps), objective=md.EstimationVariance(prior))
     t = time.perf_counter()
     try:

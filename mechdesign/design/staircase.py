@@ -27,6 +27,7 @@ from scipy.linalg import null_space
 from scipy.optimize import linprog, nnls
 
 from ..errors import SizeLimitError, SolverFailedError
+from ..oracles.subset import subset_selection_risk
 from .bound import pattern_lp_lower_bound
 from .objectives import (
     EstimationVariance,
@@ -407,25 +408,13 @@ def _purify(S: np.ndarray, w: np.ndarray, objective: EstimationVariance, value: 
     return _support(S, w)
 
 
-def symmetric_estimation_value(k: int, d: np.ndarray, epsilon: float) -> np.ndarray:
-    r"""``trace CR`` of d-subset selection under a uniform prior (per report):
-
-    .. math:: \frac{(k-1)^2 (d e^\varepsilon + k - d)^2}{(e^\varepsilon - 1)^2\, d\, (k - d)\, k}
-
-    Derivation: class d weights every d-subset pattern equally; with
-    ``a_d = C(k-2, d-1)(e^eps - 1)^2`` (the part of ``sum s s^T`` off the all-ones
-    direction), ``beta_d = C(k-1, d-1) e^eps + C(k-1, d)`` (row sums) and
-    ``rho_d = (d e^eps + k - d)/k`` (``pi . s``), ``U^T I U = a_d/(rho_d beta_d) I_{k-1}``.
-    Reference values (docs/formulations.md): k = 2, eps = 1: 2.341347;
-    k = 10, eps = 0.5, d = 4: 127.2172; k = 20, eps = 1, d = 5: 66.6344.
-    Evaluated with numerator and denominator divided by ``e^{2 eps}`` (``d + (k - d)
-    e^-eps`` over ``1 - e^-eps``), which cannot overflow at any epsilon.
-    """
-    d = np.asarray(d, dtype=float)
-    shrink = math.exp(-epsilon)
-    drop = -math.expm1(-epsilon)
-    with np.errstate(divide="ignore"):
-        return (k - 1) ** 2 * (d + (k - d) * shrink) ** 2 / (drop ** 2 * d * (k - d) * k)
+symmetric_estimation_value = subset_selection_risk
+"""``trace CR`` of d-subset selection under a uniform prior, per report
+(:func:`~mechdesign.oracles.subset.subset_selection_risk`, the variance of its estimator,
+which attains it). Derivation as the Fisher information: class d weights every d-subset
+pattern equally; with ``a_d = C(k-2, d-1)(e^eps - 1)^2`` (the part of ``sum s s^T`` off the
+all-ones direction), ``beta_d = C(k-1, d-1) e^eps + C(k-1, d)`` (row sums) and
+``rho_d = (d e^eps + k - d)/k`` (``pi . s``), ``U^T I U = a_d/(rho_d beta_d) I_{k-1}``."""
 
 
 def symmetric_estimation(k: int, epsilon: float, criterion: str = "A") -> tuple[int, float]:

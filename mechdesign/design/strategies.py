@@ -194,15 +194,9 @@ def solve_pattern_generation(spec: DesignProblem, eps: float, t0: float,
 def oracle_comparison(objective: EstimationVariance, eps: float, value: float) -> str:
     """A note comparing ``value`` (a design's Cramer-Rao criterion) with the frequency
     oracles' exact estimator variances at the same prior and epsilon."""
-    from .. import oracles
+    from ..oracles.choice import best_oracle
 
-    k, prior = objective.n_inputs, objective.prior
-    candidates = [oracles.RandomizedResponse(k, eps), oracles.UnaryEncoding(k, eps),
-                  oracles.UnaryEncoding(k, eps, optimized=True), oracles.HadamardResponse(k, eps),
-                  oracles.LocalHashing(k, eps)]
-    candidates += [oracles.SubsetSelection(k, eps, d=d) for d in range(1, k)]
-    best = min(candidates, key=lambda o: o.total_variance(prior))
-    other = best.total_variance(prior)
+    best, other = best_oracle(objective.prior, eps)
     change = 100 * (1 - value / other)
     return (f"best frequency oracle at this prior: {best!r}, estimator variance "
             f"{other:.6g} per report; this design's Cramer-Rao value {value:.6g} is "

@@ -31,15 +31,15 @@ from ..errors import InvalidParameterError
 from ..estimation.dont_know import dont_know_from_c_eps
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
+from ..oracles.choice import FAMILIES as ORACLE_FAMILIES
+from ..oracles.choice import best_oracle, family_oracles
 from .sweep import check_epsilons
 
 if TYPE_CHECKING:
     from ..design.problem import DesignProblem
-    from ..oracles import FrequencyOracle
 
-FAMILIES = ("randomized_response", "subset_selection", "unary_encoding",
-            "optimized_unary_encoding", "hadamard_response", "local_hashing")
-"""Ordinary catalog families for :func:`family_frontier`."""
+FAMILIES = ORACLE_FAMILIES
+"""Ordinary catalog families for :func:`family_frontier` (the oracle families)."""
 
 DONT_KNOW_C = (1.0, 0.9, 0.7, 0.5)
 """Values of c = p + q compared by :func:`comparison_families` (c = 1: Warner)."""
@@ -66,21 +66,10 @@ class FamilyComparison:
     notes: dict[str, str]
 
 
-def _oracle(family: str, k: int, epsilon: float, d: int | None = None) -> FrequencyOracle:
-    """The frequency oracle of ``family`` (subset selection at ``d``)."""
-    from .. import oracles
-
-    if family == "subset_selection":
-        return oracles.SubsetSelection(k, epsilon, d=d)
-    if family == "optimized_unary_encoding":
-        return oracles.UnaryEncoding(k, epsilon, optimized=True)
-    return oracles.oracle(family, k=k, epsilon=epsilon)
-
-
 def family_outputs(family: str, k: int, d: int = 1) -> int:
     """Number of outputs of ``family`` at k (subset selection at ``d``), without building it."""
     if family == "local_hashing":
-        return _oracle(family, k, 1.0).n_outputs
+        return family_oracles(family, k, 1.0)[0].n_outputs
     if family == "subset_selection":
         return math.comb(k, d)
     return {"randomized_response": k, "unary_encoding": 2 ** k,
@@ -150,10 +139,7 @@ def estimator_variance(family: str, objective: EstimationVariance, epsilon: floa
     closed form at any k (:mod:`mechdesign.oracles`). It is at least the family's
     Cramer-Rao value (every unbiased estimator's covariance dominates the bound) and equal
     to it for k-RR and, under a uniform prior, subset selection."""
-    k, prior = objective.n_inputs, objective.prior
-    if family == "subset_selection":
-        return min(_oracle(family, k, epsilon, d).total_variance(prior) for d in range(1, k))
-    return _oracle(family, k, epsilon).total_variance(prior)
+    return best_oracle(objective.prior, epsilon, (family,))[1]
 
 
 def family_frontier(family: str, objective: Objective, epsilons: Sequence[float]
