@@ -3,5 +3,5 @@
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-PROBLEMS = REPOSITORY / "problems"
+PROBLEMS = REPOSITORY / "mechdesign" / "problems"
 EXAMPLES = REPOSITORY / "examples"

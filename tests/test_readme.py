@@ -33,5 +33,5 @@ def test_every_readme_example_runs(tmp_path, monkeypatch):
         except Exception as exc:  # name the block, not just the exception
             pytest.fail(f"README block {i} ({first!r}) raised {type(exc).__name__}: {exc}")
     # the compare-warner example wrote its five figures
-    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == [
+    assert sorted(p.name for p in (tmp_path / "out" / "figures").iterdir()) == [
         f"fig{j}.png" for j in range(1, 6)]

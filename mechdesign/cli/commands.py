@@ -9,6 +9,16 @@ that needs the library, such as the catalog names, is given as a callable: see
 :class:`~mechdesign.cli.main.OneLineParser`). No command module imports another.
 """
 
-from . import amplify, check, compare_warner, compose, frontier, solve, survey, tradeoff
+from . import (
+    amplify,
+    check,
+    compare_warner,
+    compose,
+    examples,
+    frontier,
+    solve,
+    survey,
+    tradeoff,
+)
 
-MODULES = [check, solve, survey, frontier, compare_warner, tradeoff, compose, amplify]
+MODULES = [check, solve, examples, survey, frontier, compare_warner, tradeoff, compose, amplify]

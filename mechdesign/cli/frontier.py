@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidParameterError
-from .mechanisms import add_problem_file_arguments
+from .mechanisms import add_problem_file_arguments, load_problem_argument
 from .output import (
     add_force_argument,
     fmt,
@@ -43,9 +43,8 @@ def parse_grid(text: str) -> np.ndarray:
 
 def cmd_frontier(args: argparse.Namespace) -> int:
     from ..frontier import compare_families, frontier
-    from ..io import load_problem
 
-    pf = load_problem(args.file, allow_outside=args.allow_outside_paths)
+    pf = load_problem_argument(args)
     eps = parse_grid(args.eps)
     if args.workers is not None and args.workers < 1:
         raise InvalidParameterError(f"--workers must be >= 1, got {args.workers}")
@@ -56,7 +55,8 @@ def cmd_frontier(args: argparse.Namespace) -> int:
     families = {} if compared is None else compared.values
     notes = {} if compared is None else compared.notes
     if args.json:
-        record = {"file": args.file, "title": pf.title, **f.to_dict(),
+        record = {"file": str(pf.path) if pf.path else None, "title": pf.title,
+                  **f.to_dict(),
                   "families": jsonable(families), "family_notes": notes}
         print(json.dumps(record, indent=2, default=lambda o: None if o != o else str(o)))
     else:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import NoReturn
 
+from .. import __version__
 from ..errors import MechdesignError
 from .commands import MODULES
 
@@ -35,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mechdesign",
         description="Design privacy mechanisms by LP and convex programming and measure "
                     "exactly what they guarantee.")
+    parser.add_argument("--version", action="version", version=f"mechdesign {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND",
                                 parser_class=OneLineParser)
     for module in MODULES:

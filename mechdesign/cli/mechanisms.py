@@ -34,12 +34,30 @@ def add_source_arguments(parser: argparse.ArgumentParser, optional: bool = False
 
 
 def add_problem_file_arguments(parser: argparse.ArgumentParser) -> None:
-    """The positional problem ``file`` and the file policy's opt-in, as ``solve`` and
-    ``frontier`` take them."""
-    parser.add_argument("file", help="problem file (.toml)")
+    """The problem file (positional ``file``, or ``--example NAME`` for a built-in one) and
+    the file policy's opt-in, as ``solve`` and ``frontier`` take them."""
+    parser.add_argument("file", nargs="?", help="problem file (.toml)")
+    parser.add_argument("--example", metavar="NAME",
+                        help="a built-in problem file instead of FILE (list them with "
+                             "'mechdesign examples'), e.g. krr_hamming")
     parser.add_argument("--allow-outside-paths", action="store_true",
                         help="let the problem file name files outside its folder (absolute "
                              "paths, '..', symbolic links); refused by default")
+
+
+def load_problem_argument(args: argparse.Namespace) -> Any:
+    """The :class:`~mechdesign.io.ProblemFile` named by ``file`` or ``--example`` (exactly
+    one of them)."""
+    from ..io import example_path, load_problem
+
+    if (args.file is None) == (args.example is None):
+        raise InvalidParameterError(
+            "give a problem file or --example NAME (one of them, not both)"
+            if args.file is not None else
+            "no problem file: give FILE.toml or --example NAME ('mechdesign examples' "
+            "lists the built-in ones)")
+    path = args.file if args.example is None else example_path(args.example)
+    return load_problem(path, allow_outside=args.allow_outside_paths)
 
 
 def catalog_names() -> list[str]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidParameterError, MechdesignError
-from .mechanisms import add_problem_file_arguments
+from .mechanisms import add_problem_file_arguments, load_problem_argument
 from .output import (
     add_force_argument,
     check_suffix,
@@ -175,9 +175,8 @@ def _progress_handler() -> logging.Handler:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     from ..design import Status
-    from ..io import load_problem
 
-    pf = load_problem(args.file, allow_outside=args.allow_outside_paths)
+    pf = load_problem_argument(args)
     planned = _plan_out(args, pf)
     out = planned[0] if planned else None
     handler = _progress_handler() if args.progress else None
@@ -236,10 +235,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "solve", help="solve a design problem file (TOML) and print the certified optimum",
-        description="Solve a design problem file (format: mechdesign.io.problems; examples in "
-                    "problems/) and print the optimal mechanism and its certificate: the "
-                    "privacy measured on the returned matrix. Exit status 1 when there is no "
-                    "certified mechanism or the file's [expected] value is missed.")
+        description="Solve a design problem file (format: mechdesign.io.problems; built-in "
+                    "examples: 'mechdesign examples') and print the optimal mechanism and its "
+                    "certificate: the privacy measured on the returned matrix. Exit status 1 "
+                    "when there is no certified mechanism or the file's [expected] value is "
+                    "missed.")
     add_problem_file_arguments(p)
     p.add_argument("--json", action="store_true",
                    help="machine-readable output; its 'mechanism' key is read back by "

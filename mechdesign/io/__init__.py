@@ -1,5 +1,5 @@
-"""Files: mechanism matrices (CSV/JSON) and problem files (TOML).
-"""
+"""Files: mechanism matrices (CSV/JSON), problem files (TOML) and the built-in problem
+files (:func:`load_example`)."""
 
 from .._lazy import lazy_exports
 
@@ -7,8 +7,12 @@ _NAMES = {
     "csv_numbers": ".matrices",
     "csv_rows": ".matrices",
     "euclidean_grid": ".problems",
+    "example_names": ".examples",
+    "example_path": ".examples",
+    "example_titles": ".examples",
     "Expected": ".problems",
     "grid_graph": ".problems",
+    "load_example": ".examples",
     "load_mechanism": ".matrices",
     "load_problem": ".problems",
     "loads_problem": ".problems",

@@ -1,0 +1,114 @@
+"""Packaging: the version (``--version``, ``python -m mechdesign``, the installed metadata),
+the built-in problem files (``--example``, ``mechdesign examples``, package data), the
+LICENSE and ``py.typed`` in the wheel."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import math
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+import mechdesign as md
+from mechdesign.cli.main import main
+from mechdesign.errors import InvalidParameterError
+from mechdesign.io import example_names, example_path, load_example, load_problem
+from tests.paths import PROBLEMS, REPOSITORY
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_version_is_the_installed_metadata(capsys):
+    assert md.__version__ == importlib.metadata.version("mechdesign")
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out == f"mechdesign {md.__version__}\n"
+
+
+@pytest.mark.slow
+def test_python_dash_m_runs_the_cli():
+    done = subprocess.run([sys.executable, "-m", "mechdesign", "--version"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0
+    assert done.stdout == f"mechdesign {md.__version__}\n"
+    bad = subprocess.run([sys.executable, "-m", "mechdesign", "solve"],
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert bad.returncode == 2
+    assert "--example NAME" in bad.stderr
+
+
+def test_examples_are_the_shipped_problem_files():
+    assert example_names() == sorted(p.stem for p in PROBLEMS.glob("*.toml"))
+    assert len(example_names()) == 14
+    assert example_path("krr_hamming") == PROBLEMS / "krr_hamming.toml"
+    assert example_path("krr_hamming.toml") == PROBLEMS / "krr_hamming.toml"
+    pf = load_example("krr_hamming")
+    assert pf.title == load_problem(PROBLEMS / "krr_hamming.toml").title
+    # the file's reference value is k-RR's (k-1)/(e^eps+k-1), k = 3, eps = 1
+    assert pf.expected.value == pytest.approx(2 / (math.e + 2), rel=1e-15)
+
+
+def test_an_unknown_example_names_itself_and_the_choices():
+    with pytest.raises(InvalidParameterError, match=r"'krr_hamingg'.*krr_hamming"):
+        example_path("krr_hamingg")
+
+
+def test_solve_example_from_any_folder(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, "solve", "--example", "krr_hamming", "--json")
+    assert rc == 0, err
+    record = json.loads(out)
+    assert record["value"] == pytest.approx(2 / (math.e + 2), rel=1e-7)
+    assert record["file"] == str(PROBLEMS / "krr_hamming.toml")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("solve",), "no problem file: give FILE.toml or --example NAME"),
+    (("solve", "x.toml", "--example", "krr_hamming"), "one of them, not both"),
+    (("frontier", "--example", "nope"), "no built-in example 'nope'"),
+])
+def test_problem_argument_errors(capsys, argv, message):
+    rc, _, err = run(capsys, *argv)
+    assert rc == 2
+    assert err.startswith("mechdesign: error: ") and message in err
+    assert err.count("\n") == 1
+
+
+def test_examples_command_lists_and_prints(capsys):
+    rc, out, _ = run(capsys, "examples")
+    assert rc == 0
+    for name in example_names():
+        assert f"\n{name} " in out
+    rc, out, _ = run(capsys, "examples", "holohan_binary")
+    assert rc == 0
+    assert out == (PROBLEMS / "holohan_binary.toml").read_text(encoding="utf-8")
+
+
+def test_py_typed_marker_is_in_the_package():
+    assert (REPOSITORY / "mechdesign" / "py.typed").is_file()
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_problem_files_license_and_py_typed(tmp_path):
+    """``pip install .`` installs what the wheel holds: build it and look inside."""
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
+                           str(REPOSITORY), "-w", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        pytest.fail(f"pip wheel failed: {done.stderr[-2000:]}")
+    (wheel,) = tmp_path.glob("mechdesign-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for name in example_names():
+        assert f"mechdesign/problems/{name}.toml" in names
+    assert "mechdesign/py.typed" in names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert not any(n.startswith(("tests/", "benchmarks/")) for n in names)
