@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ._html import matrix_repr, matrix_table, set_text, wrap
 from ._subsets import check_event_size, mask_of, plausibility, scatter, zeta_subsets
 from ._validation import check_labels, check_stochastic, frozen, is_hashable
 from .errors import InvalidMechanismError
@@ -119,8 +120,19 @@ class EvidentialMechanism:
         raise AttributeError(f"EvidentialMechanism is immutable; cannot set {key!r}")
 
     def __repr__(self) -> str:
-        return (f"<EvidentialMechanism {self.n_inputs} inputs, {len(self.focal_sets)} focal "
-                f"sets over {self.n_outputs} outputs>")
+        """The exact constructor call when it is short, else the size and the labels."""
+        def fset(B: frozenset) -> str:
+            return set_text(B, self.outputs)
+        return matrix_repr("EvidentialMechanism", self.masses,
+                           [("focal_sets", self.focal_sets, fset),
+                            ("inputs", self.inputs, repr), ("outputs", self.outputs, repr)],
+                           hint=".masses")
+
+    def _repr_html_(self) -> str:
+        """The masses as a small shaded table, one column per focal set (notebooks)."""
+        columns = [set_text(B, self.outputs, str) for B in self.focal_sets]
+        return wrap(matrix_table(self.masses, self.inputs, columns, "EvidentialMechanism",
+                                 columns_name="focal sets"))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, EvidentialMechanism):

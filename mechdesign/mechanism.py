@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ._html import matrix_repr, matrix_table, wrap
 from ._validation import check_labels, check_stochastic, frozen
 from .errors import InvalidMechanismError, InvalidParameterError
 from .sampler import ExactSampler
@@ -84,8 +85,15 @@ class Mechanism:
         return self.matrix.shape
 
     def __repr__(self) -> str:
-        label = f" {self.name!r}" if self.name else ""
-        return f"<Mechanism{label} {self.n_inputs}x{self.n_outputs}>"
+        """The exact constructor call when it is short, else the size and the labels."""
+        return matrix_repr("Mechanism", self.matrix,
+                           [("inputs", self.inputs, repr), ("outputs", self.outputs, repr)],
+                           self.name)
+
+    def _repr_html_(self) -> str:
+        """The matrix as a small shaded table (notebooks)."""
+        title = f"Mechanism {self.name}" if self.name else "Mechanism"
+        return wrap(matrix_table(self.matrix, self.inputs, self.outputs, title))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Mechanism):

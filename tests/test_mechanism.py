@@ -62,7 +62,9 @@ def test_basic_facts_and_default_labels():
     assert m.inputs == (0, 1)
     assert m.outputs == (0, 1, 2)
     assert m.name == "demo"
-    assert repr(m) == "<Mechanism 'demo' 2x3>"
+    # a small matrix shows as its exact constructor call
+    assert repr(m) == ("Mechanism([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]], inputs=[0, 1], "
+                       "outputs=[0, 1, 2], name='demo')")
 
 
 def test_equality_and_hash_follow_matrix_and_labels():

@@ -20,6 +20,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
+from .._html import MAX_REPR, clip, items_text, kv_table, wrap
 from .._validation import check_int, check_labels, check_real
 from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
@@ -541,7 +542,28 @@ class DesignProblem:
         return strategies.solve_program(self, solver, options, time_limit)
 
     def __repr__(self) -> str:
-        extra = f", constraints={sorted(self.constraints)}" if self.constraints else ""
-        return (f"DesignProblem({self.privacy!r}, {type(self.objective).__name__}, "
-                f"{self.k} inputs x {self.n} {'messages' if self.focal_sets else 'outputs'}"
-                f"{extra})")
+        extra = (f", constraints={items_text(sorted(self.constraints), str, 40)}"
+                 if self.constraints else "")
+        if self.semantics == "walley":
+            extra += ", semantics='walley'"
+        if self.symmetry is not None:
+            extra += f", symmetry of order {self.symmetry.order}"
+        return clip(f"DesignProblem({clip(repr(self.privacy), 60)}, "
+                    f"{type(self.objective).__name__} ({self.objective.sense}), "
+                    f"{self.k} inputs x {self.n} {'messages' if self.focal_sets else 'outputs'}"
+                    f"{extra}", MAX_REPR - 1) + ")"
+
+    def _repr_html_(self) -> str:
+        """The notion, the objective and the sizes as a table (notebooks)."""
+        columns = "messages (focal sets)" if self.focal_sets else "outputs"
+        return wrap(kv_table([
+            ("privacy", self.privacy.describe()),
+            ("objective", f"{self.objective.sense} {type(self.objective).__name__}"),
+            ("inputs", f"{self.k}: {items_text(self.inputs, str)}"),
+            ("outputs", f"{len(self.outputs)}: {items_text(self.outputs, str)}"),
+            (columns, None if not self.focal_sets else str(self.n)),
+            ("constraints", sorted(self.constraints) or None),
+            ("semantics", self.semantics if self.privacy.evidential else None),
+            ("symmetry", None if self.symmetry is None
+             else f"group of order {self.symmetry.order}, {self.symmetry.n_orbits} orbits")],
+            "DesignProblem"))

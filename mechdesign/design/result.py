@@ -6,6 +6,16 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._html import (
+    MAX_SHOWN,
+    approx,
+    clip,
+    kv_table,
+    number,
+    paragraph,
+    short_repr,
+    wrap,
+)
 from ..errors import (
     DesignError,
     InfeasibleDesignError,
@@ -61,6 +71,23 @@ class Certificate:
     value_gap: float
     method: str
     exact: bool | None = None
+
+    def __repr__(self) -> str:
+        verdict = "met" if self.met else "NOT met"
+        proof = {True: ", proved exactly", False: ", exact check failed", None: ""}[self.exact]
+        repair = ("" if self.repair == "none"
+                  else f", repair={self.repair!r} ({number(self.repair_weight)})")
+        return short_repr("Certificate", f"{clip(self.notion, 40)}: {verdict}{proof}, "
+                          f"achieved={number(self.achieved)}, target={number(self.target)}"
+                          f"{repair}")
+
+    def verdict(self) -> str:
+        """``met`` or ``NOT met``, with how it was checked, in words."""
+        if not self.met:
+            return "NOT met"
+        return {True: "yes, proved in rational arithmetic",
+                False: "yes (float measure; the exact check failed)",
+                None: "yes (float measure, rounded up)"}[self.exact]
 
 
 @dataclass(frozen=True)
@@ -118,6 +145,45 @@ class DesignResult:
     _mechanism: Mechanism | EvidentialMechanism | None = field(default=None, repr=False)
     _unavailable: str = field(default="", repr=False)
     _oracle: FrequencyOracle | None = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        """Status, value, certified gap, the certificate's verdict and the formulation."""
+        cert = self.certificate
+        verdict = ("no certificate" if cert is None else
+                   f"{clip(cert.notion, 32)} {'met' if cert.met else 'NOT met'}"
+                   f"{' (exact)' if cert.exact else ''}, achieved={number(cert.achieved)}")
+        gap = "none (solver-reported)" if self.gap is None else number(self.gap)
+        return short_repr("DesignResult", f"{self.status}, value={number(self.value)}, "
+                          f"gap={gap}; {verdict}; {clip(self.formulation, 48)}")
+
+    def _repr_html_(self) -> str:
+        """The certificate as a table, and the mechanism when it is small (notebooks)."""
+        cert = self.certificate
+        rows: list[tuple[str, Any]] = [
+            ("status", str(self.status)), ("value", number(self.value)),
+            ("certified gap", "none (solver-reported optimum)" if self.gap is None
+             else number(self.gap)),
+            ("optimum", self.optimum)]
+        if cert is not None:
+            rows += [("privacy", cert.notion), ("target", number(cert.target)),
+                     ("achieved (measured)", number(cert.achieved)),
+                     ("met", cert.verdict()),
+                     ("repair", None if cert.repair == "none"
+                      else f"{cert.repair} (weight {number(cert.repair_weight)})")]
+        rows += [("formulation", self.formulation), ("solver", self.solver),
+                 ("time", f"build {approx(self.build_time)} s, solve "
+                          f"{approx(self.solve_time)} s"),
+                 ("notes", list(self.notes))]
+        parts = [kv_table(rows, "DesignResult")]
+        mech = self._mechanism
+        if mech is None:
+            parts.append(paragraph(f"no mechanism: {self._unavailable}" if self._unavailable
+                                   else "no mechanism"))
+        elif max(mech.n_inputs, len(getattr(mech, "focal_sets", mech.outputs))) <= MAX_SHOWN:
+            parts.append(mech._repr_html_())
+        else:
+            parts.append(paragraph(repr(mech), code=True))
+        return wrap(*parts)
 
     @property
     def oracle(self) -> FrequencyOracle:
