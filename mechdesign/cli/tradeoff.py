@@ -29,12 +29,18 @@ from .output import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ..accounting import TradeoffCurve
     from ..evidential import EvidentialMechanism
     from ..mechanism import Mechanism
 
 KINDS = ("auto", "ordinary", "pessimistic", "optimistic")
 
+
+MAX_ROWS = 20
+"""Breakpoints printed without ``--table``: all up to this many, else the first and last
+half of it."""
 
 REFERENCE_DELTA = 1e-6
 """delta of the default reference ``f_{eps, delta}`` of a composed ordinary curve."""
@@ -69,7 +75,12 @@ def _pure_epsilon(m: Mechanism | EvidentialMechanism, pair: tuple[int, int] | No
 
 
 def cmd_tradeoff(args: argparse.Namespace) -> int:
-    from ..accounting import epsilon_composed, epsilon_of_tradeoff, tradeoff_dp
+    from ..accounting import (
+        epsilon_composed,
+        epsilon_of_tradeoff,
+        gaussian_approximation,
+        tradeoff_dp,
+    )
     from ..evidential import EvidentialMechanism
 
     out = plan_plot(args.out, args.force, source_inputs(args.source)) if args.out else None
@@ -99,6 +110,12 @@ def cmd_tradeoff(args: argparse.Namespace) -> int:
                else epsilon_of_tradeoff(curve))
     ref = tradeoff_dp(ref_eps, curve.alphas, ref_delta) if math.isfinite(ref_eps) else None
     ref_name = "f_eps" if ref_delta == 0 else f"f_eps,delta (delta={fmt(ref_delta)})"
+    # a composed ordinary curve meets f_{eps,delta} near alpha = e^-eps, on the axes of a
+    # linear plot: the figure adds the CLT approximation G_mu and a log-alpha panel
+    composed = kind == "ordinary" and args.k > 1
+    mu = gaussian_approximation(m, k=args.k, pair=pair).mu if composed else None
+    times = "" if args.k == 1 else f", {args.k}-fold"
+    title = f"{getattr(m, 'name', '') or 'mechanism'}{times}: {kind} trade-off"
     if args.json:
         print(json.dumps({
             "mechanism": describe_mechanism(m), "kind": kind, "label": curve.label,
@@ -108,7 +125,7 @@ def cmd_tradeoff(args: argparse.Namespace) -> int:
             "convex": curve.is_convex,
             "breakpoints": [{"alpha": a, "beta": b} for a, b in curve.as_rows()],
             "png": str(out) if out else None}, indent=2))
-        _write(out, curve, ref_eps, ref_delta, f"{kind} trade-off, k = {args.k}", True)
+        _write(out, curve, ref_eps, ref_delta, title, True, mu)
         return 0
     print(describe_mechanism(m))
     print(f"{kind} trade-off {curve.label}, k = {args.k}: {len(curve)} breakpoints"
@@ -119,19 +136,36 @@ def cmd_tradeoff(args: argparse.Namespace) -> int:
     rows = [(fmt(a), fmt(b), fmt(float(r)) if ref is not None else "-")
             for (a, b), r in zip(curve.as_rows(),
                                  ref if ref is not None else [None] * len(curve), strict=True)]
-    print_table(rows, header)
-    _write(out, curve, ref_eps, ref_delta, f"{kind} trade-off, k = {args.k}", False)
+    if args.table or len(rows) <= MAX_ROWS:
+        print_table(rows, header)
+    else:
+        shown = _spread(curve.alphas, MAX_ROWS)
+        print_table([rows[i] for i in shown], header)
+        print(f"{len(shown)} of {len(rows)} breakpoints, spread over alpha (--table prints "
+              "all, --json gives them as numbers)")
+    _write(out, curve, ref_eps, ref_delta, title, False, mu)
     return 0
 
 
+def _spread(alphas: np.ndarray, count: int) -> list[int]:
+    """Indices of the breakpoints nearest to ``count`` evenly spaced alphas in [0, 1] (the
+    ends included), without repeats, in order."""
+    import numpy as np
+
+    targets = np.linspace(0.0, 1.0, count)
+    return sorted({int(np.abs(alphas - t).argmin()) for t in targets})
+
+
 def _write(out: Path | None, curve: TradeoffCurve, ref_eps: float, ref_delta: float,
-           title: str, json_mode: bool) -> None:
-    """The PNG of the curve (when asked), written atomically after the results print."""
+           title: str, json_mode: bool, mu: float | None) -> None:
+    """The PNG of the curve (when asked), written atomically after the results print; a
+    composed curve (``mu`` given) with its CLT approximation and a log-alpha panel."""
     if out is None:
         return
     from ..plotting import plot_tradeoff
 
-    fig = plot_tradeoff({curve.label: curve}, ref_eps, reference_delta=ref_delta, title=title)
+    fig = plot_tradeoff({curve.label: curve}, ref_eps, reference_delta=ref_delta, title=title,
+                        gaussian_mu=mu, log_panel=mu is not None)
     write_planned([(out, save_figure(fig, 120))], to_stderr=json_mode)
 
 
@@ -158,8 +192,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--delta", type=float, metavar="DELTA",
                    help="delta of the reference f_{eps,delta} (default 0; 1e-6 for an "
                         "ordinary curve with --k > 1)")
+    p.add_argument("--table", action="store_true",
+                   help=f"print every breakpoint (default: all up to {MAX_ROWS}, else the "
+                        "first and last ones)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--out", metavar="FILE.png", help="also write a PNG of beta against alpha "
-                   "(.png, .pdf or .svg; an existing file needs --force)")
+                   "(.png, .pdf or .svg; an existing file needs --force); a composed "
+                   "ordinary curve (--k > 1) gets its CLT approximation G_mu and a second "
+                   "panel with a log alpha axis, where f_eps,delta meets it")
     add_force_argument(p)
     p.set_defaults(func=cmd_tradeoff)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from mechdesign import save_mechanism, warner
@@ -122,3 +123,52 @@ def test_thousand_fold_rr_epsilon_and_reference_are_exact(capsys):
     assert json.loads(out)["reference_epsilon"] == pytest.approx(50.0, rel=1e-12)
     rc, out, err = run(capsys, "tradeoff", "warner", "p=0.7", "--delta", "2")
     assert rc != 0 and "--delta must lie in [0, 1], got 2.0" in err
+
+
+def test_long_curves_print_a_spread_unless_table(capsys):
+    # 1000-fold RR(0.05) has 278 breakpoints: 20 of them spread over alpha by default (the
+    # ends included), every one with --table, the same rows as --json
+    argv = ("tradeoff", "randomized_response", "k=2", "epsilon=0.05", "--k", "1000")
+    rc, out, _ = run(capsys, *argv, "--json")
+    n = len(json.loads(out)["breakpoints"])
+    assert n == 278
+    rc, out, _ = run(capsys, *argv)
+    rows = [line.split() for line in out.splitlines()
+            if line[:1].isdigit() and "breakpoints" not in line]
+    assert rc == 0 and len(rows) == 20
+    assert rows[0][:2] == ["0", "1"] and rows[-1][:2] == ["1", "0"]
+    assert f"20 of {n} breakpoints, spread over alpha (--table prints all" in out
+    alphas = [float(r[0]) for r in rows]
+    assert alphas == sorted(alphas) and max(np.diff(alphas)) < 0.1
+    rc, out, _ = run(capsys, *argv, "--table")
+    assert len([line for line in out.splitlines()
+                if line[:1].isdigit() and "breakpoints" not in line]) == n
+    assert "breakpoints, spread over alpha" not in out
+
+
+def test_composed_png_has_the_clt_curve_and_the_log_panel(capsys, tmp_path, monkeypatch):
+    # the figure of a composed ordinary curve: G_mu with mu = 2 sqrt(k) tanh(eps0 / 2)
+    # (Dong, Roth & Su 2022 Thm 3.5 for binary RR) and a second, log-log panel
+    import mechdesign.plotting as plotting
+
+    drawn = {}
+    original = plotting.plot_tradeoff
+
+    def spy(*a, **kw):
+        drawn.update(kw)
+        drawn["figure"] = original(*a, **kw)
+        return drawn["figure"]
+
+    monkeypatch.setattr(plotting, "plot_tradeoff", spy)
+    png = tmp_path / "rr.png"
+    rc, _, _ = run(capsys, "tradeoff", "randomized_response", "k=2", "epsilon=0.05",
+                   "--k", "1000", "--out", str(png))
+    assert rc == 0 and png.read_bytes()[:4] == b"\x89PNG"
+    assert drawn["gaussian_mu"] == pytest.approx(2 * math.sqrt(1000) * math.tanh(0.025),
+                                                 rel=1e-12)
+    assert drawn["log_panel"] is True and len(drawn["figure"].axes) == 2
+    assert drawn["figure"].axes[0].get_title() == (
+        "randomized_response(2, 0.05), 1000-fold: ordinary trade-off")
+    drawn.clear()
+    rc, _, _ = run(capsys, "tradeoff", "warner", "p=0.75", "--out", str(tmp_path / "w.png"))
+    assert drawn["gaussian_mu"] is None and len(drawn["figure"].axes) == 1

@@ -42,3 +42,33 @@ def test_coinciding_curves_keep_distinct_styles():
 def test_not_a_curve_is_refused():
     with pytest.raises(InvalidParameterError, match="TradeoffCurve"):
         plot_tradeoff([np.array([0.0, 1.0])])
+
+
+def test_log_panel_shows_the_curve_touching_f_eps_delta():
+    # 1000-fold RR(0.05) at delta = 1e-6: the exact composed epsilon eps* makes
+    # f_{eps*, delta} a supporting curve of T (Dong, Roth & Su 2022, Prop. 2.5), so in the
+    # log-log panel of the power 1 - beta the curve lies under the line delta + e^eps alpha
+    # and comes within rounding of it somewhere
+    from mechdesign.accounting import epsilon_composed, gaussian_approximation
+
+    rr = md.randomized_response(2, 0.05)
+    curve = tradeoff_function(rr, k=1000)
+    eps = epsilon_composed(rr, 1e-6, 1000).epsilon
+    mu = gaussian_approximation(rr, k=1000).mu
+    fig = plot_tradeoff(curve, eps, reference_delta=1e-6, gaussian_mu=mu, log_panel=True)
+    linear, log = fig.axes
+    assert log.get_xscale() == "log" and log.get_yscale() == "log"
+    lines = {line.get_label(): line for line in log.get_lines()}
+    ref = next(v for k, v in lines.items() if k.startswith("$f_{\\varepsilon,\\delta}"))
+    drawn = lines[curve.label]
+    x = np.asarray(ref.get_xdata())
+    small = x < 1e-11
+    np.testing.assert_allclose(np.asarray(ref.get_ydata())[small],
+                               1e-6 + math.exp(eps) * x[small], rtol=1e-9)
+    power = np.interp(x, drawn.get_xdata(), drawn.get_ydata())
+    reference_power = np.asarray(ref.get_ydata())
+    assert np.all(power <= reference_power * (1 + 1e-6) + 1e-15)
+    assert np.min(reference_power / np.maximum(power, 1e-300)) < 1.05  # it touches
+    gauss = next(k for k in lines if k.startswith("$G_\\mu$"))
+    assert "CLT approximation, not a bound" in gauss and f"{mu:.4g}" in gauss
+    assert len(linear.get_lines()) == len(log.get_lines()) == 4
