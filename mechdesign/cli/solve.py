@@ -98,7 +98,8 @@ def _print_report(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: st
         verdict = "met" if exp.check(res.value) else "NOT MET"
         rows.append(("expected", f"{fmt(exp.value)} ({exp.relation}, in [{fmt(lo)}, "
                                  f"{fmt(hi)}]): {verdict}"))
-        rows.append(("source", exp.source))
+        if exp.source:
+            rows.append(("source", exp.source))
     print_table(rows, ("result", ""))
     cert = res.certificate
     if cert is not None:

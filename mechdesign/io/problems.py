@@ -46,7 +46,7 @@ Format
     relation = "equal"      # "equal" (default): |v - value| <= atol + rtol |value|;
                             # "at_least": value - atol <= v <= value + atol + rtol |value|;
                             # "at_most":  value - atol - rtol |value| <= v <= value + atol
-    source = "Kairouz, Oh, Viswanath 2016"          # required in [expected]
+    source = "Kairouz, Oh, Viswanath 2016"          # optional: where the value comes from
     derivation = "(k-1)/(e^eps+k-1): ..."           # optional one-line derivation
 
 Losses (``[objective] loss``): a name of :data:`mechdesign.losses.BUILDERS` (``"hamming"``,
@@ -773,8 +773,6 @@ def _expected(rd: _Reader, exp: dict) -> Expected:
     rtol = rd.real(exp, "expected", "rtol", minimum=0.0, default=DEFAULT_RTOL)
     atol = rd.real(exp, "expected", "atol", minimum=0.0, default=0.0)
     relation = rd.string(exp, "expected", "relation", RELATIONS, default="equal")
-    source = rd.string(exp, "expected", "source", None)
-    if not source.strip():
-        raise rd.fail("[expected] source", "must name where the value comes from")
+    source = rd.string(exp, "expected", "source", None, default="")
     derivation = rd.string(exp, "expected", "derivation", None, default="")
     return Expected(value, rtol, atol, relation, source, derivation)
