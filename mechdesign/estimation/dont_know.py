@@ -17,12 +17,19 @@ optimal    eps^O = ln(p/(1-p)) = eps(Q_0)  nu^O = nu(Q_1) = [-(pi-1/2)^2 + 1/(4(
 Every Q_lambda trade-off lies in the rectangle ``[eps^O, eps^W] x [nu^O, nu^W]``; the path
 runs from ``(eps^O, nu^W)`` at lambda = 0 to ``(eps^W, nu^O)`` at lambda = 1 (Fig. 5).
 
+The table is the paper's, for ``p > 1/2``. Read as what they are, the worst (W) and the best
+(O) of the completions, the readings extend to every ``0 <= q < p``, ``p + q <= 1``: at
+``p <= 1/2`` the completion with ``p + lambda d = 1/2`` is uninformative, so ``nu^W = inf``
+and ``eps^O = 0``, and :func:`dont_know_analysis` flags both readings as degenerate (the
+Shafer reading and ``eps^W``, ``nu^O`` are unaffected; see its docstring).
+
 The reproduction of the paper's figures (the simulated grids and paths, the Fig. 4 curves)
 builds on this module in :mod:`mechdesign.studies.figure_data`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,7 +53,11 @@ from .variances import (
 
 @dataclass(frozen=True)
 class Rectangle:
-    """The box ``[epsilon_low, epsilon_high] x [variance_low, variance_high]`` of Fig. 5."""
+    """The box ``[epsilon_low, epsilon_high] x [variance_low, variance_high]`` of Fig. 5.
+
+    ``epsilon_high`` is ``inf`` when ``q = 0``; ``variance_high`` is ``inf`` at ``p <= 1/2``
+    (see :func:`dont_know_analysis`).
+    """
 
     epsilon_low: float
     epsilon_high: float
@@ -57,8 +68,12 @@ class Rectangle:
         """Whether points lie in the box (boundaries included, relative slack ``rtol``)."""
         e = np.asarray(epsilon, dtype=float)
         v = np.asarray(variance, dtype=float)
-        se = rtol * max(abs(self.epsilon_high), 1.0)
-        sv = rtol * max(abs(self.variance_high), 1e-300)
+        # the slack scales with the finite bounds (an infinite upper bound must not make
+        # the lower one vacuous)
+        se = rtol * max([abs(b) for b in (self.epsilon_low, self.epsilon_high)
+                         if math.isfinite(b)] + [1.0])
+        sv = rtol * max([abs(b) for b in (self.variance_low, self.variance_high)
+                         if math.isfinite(b)] + [1e-300])
         inside = ((e >= self.epsilon_low - se) & (e <= self.epsilon_high + se)
                   & (v >= self.variance_low - sv) & (v <= self.variance_high + sv))
         return bool(inside) if inside.ndim == 0 else inside
@@ -68,6 +83,10 @@ class Rectangle:
 class DontKnowAnalysis:
     r"""The privacy and accuracy of Q_2x3(p, q) under the three readings (Li et al. 2022, s.4).
 
+    The Walley reading is the worst and the optimal reading the best of the completions
+    Q_lambda, lambda in [0, 1]; at ``p <= 1/2`` both are degenerate (see
+    :func:`dont_know_analysis`).
+
     Attributes
     ----------
     p, q, pi, n, exact
@@ -75,15 +94,31 @@ class DontKnowAnalysis:
     epsilon_shafer : float
         ``ln(p/q)``, measured by :func:`~mechdesign.privacy.measures.epsilon_sldp` (mass).
     epsilon_walley : float
-        ``ln((1-q)/q)``, measured by :func:`~mechdesign.privacy.measures.epsilon_wldp`.
+        ``ln((1-q)/q)``, measured by :func:`~mechdesign.privacy.measures.epsilon_wldp`
+        (the largest Q_lambda epsilon, that of ``Q_1``; valid for every ``p > q``).
     epsilon_optimal : float
-        ``ln(p/(1-p))``, the LDP epsilon of ``Q_0 = warner(p)``.
+        The smallest Q_lambda epsilon: ``ln(p/(1-p))``, the LDP epsilon of ``Q_0 = warner(p)``,
+        at ``p > 1/2``; ``0.0`` at ``p <= 1/2`` (attained by the uninformative completion;
+        ``optimal_degenerate`` is set).
     variance_shafer : float
         Thm 3.10: ``Var[pi_hat | N1 + N2 != 0]``.
     variance_walley : float
-        ``nu(Q_0)``, Eq. (1) at truth probability p (the largest Q_lambda variance).
+        The largest Q_lambda variance: ``nu(Q_0)``, Eq. (1) at truth probability p, at
+        ``p > 1/2``; ``inf`` at ``p <= 1/2`` (``walley_degenerate`` is set).
     variance_optimal : float
-        ``nu(Q_1)``, Eq. (1) at truth probability 1 - q (the smallest).
+        ``nu(Q_1)``, Eq. (1) at truth probability 1 - q (the smallest; finite for every
+        ``p > q``, since then ``q < 1/2``).
+    walley_degenerate, optimal_degenerate : bool
+        ``p <= 1/2``: the Walley variance is ``inf`` (no accuracy guarantee) and the optimal
+        epsilon is 0 (attained only by a completion that reveals nothing). The optimal
+        reading has no other condition: ``Q_1 = warner(1-q)`` is informative whenever
+        ``q < p``, ``p + q <= 1``.
+    lambda_uninformative : float
+        ``(1 - 2p) / (2 (1 - p - q))``, the lambda in [0, 1) whose Q_lambda has both rows
+        ``(1/2, 1/2)``, at ``p <= 1/2``; NaN at ``p > 1/2`` (no such completion).
+    note : str
+        Empty when no reading is degenerate; otherwise a sentence saying why, with the
+        LDP epsilon ``|ln(p/(1-p))|`` and the variance of ``Q_0 = warner(p)`` itself.
     inverse_moment : float
         The A of Thm 3.10 that was used.
     rectangle : Rectangle
@@ -105,6 +140,10 @@ class DontKnowAnalysis:
     variance_shafer: float
     variance_walley: float
     variance_optimal: float
+    walley_degenerate: bool
+    optimal_degenerate: bool
+    lambda_uninformative: float
+    note: str
     inverse_moment: float
     rectangle: Rectangle
     lambdas: np.ndarray
@@ -130,15 +169,20 @@ class DontKnowAnalysis:
 
 
 def epsilon_q_lambda(p: Any, q: Any, lam: Any) -> float | np.ndarray:
-    r"""``eps_lambda = ln((p + lambda d) / (q + (1 - lambda) d))``, ``d = 1 - p - q``
-    (Li et al. 2022, s.4): the LDP epsilon of Q_lambda when ``p + lambda d >= 1/2``.
-    Broadcasts; ``inf`` where ``q + (1 - lambda) d = 0``.
+    r"""The LDP epsilon of Q_lambda (Li et al. 2022, s.4), ``d = 1 - p - q``:
+
+    .. math:: \varepsilon_\lambda = \Big|\ln \frac{p + \lambda d}{q + (1 - \lambda) d}\Big|.
+
+    The paper's ``ln((p + lambda d)/(q + (1 - lambda) d))`` when ``p + lambda d >= 1/2``; below
+    that Q_lambda flips Yes and No, the logarithm is negative and the LDP epsilon is its
+    absolute value (0 where ``p + lambda d = 1/2``). Broadcasts; ``inf`` where a row has a
+    zero entry (``q + (1 - lambda) d = 0`` or ``p + lambda d = 0``).
     """
     ps, qs, ls = np.broadcast_arrays(as_probability_array(p, "p"), as_probability_array(q, "q"),
                                      as_probability_array(lam, "lam"))
     d = np.maximum(1.0 - ps - qs, 0.0)
     with np.errstate(divide="ignore"):
-        out = np.log(ps + ls * d) - np.log(qs + (1.0 - ls) * d)
+        out = np.abs(np.log(ps + ls * d) - np.log(qs + (1.0 - ls) * d))
     return float(out) if out.ndim == 0 else out
 
 
@@ -147,15 +191,45 @@ def dont_know_analysis(p: float, q: float, pi: float, n: int, exact: bool = True
     r"""Shafer, Walley and optimal trade-offs of Q_2x3(p, q), the Fig. 5 rectangle and the
     Q_lambda path (Li et al. 2022, s.4 of ``docs/belief_functions.md``).
 
+    The Walley reading is the worst case over the completions Q_lambda (lambda in [0, 1]) of
+    s.4 and the optimal reading the best case. With ``d = 1 - p - q`` the columns of Q_lambda
+    differ by ``D_lambda = p - q + (2 lambda - 1) d = 2p - 1 + 2 lambda d``, and
+
+    .. math:: \nu_\lambda = \frac{-(\pi - 1/2)^2 + 1/(4 D_\lambda^2)}{n}, \qquad
+              \varepsilon_\lambda = \Big|\ln\frac{1/2 + D_\lambda/2}{1/2 - D_\lambda/2}\Big|,
+
+    the first decreasing, the second increasing in ``|D_lambda|``. ``D_lambda`` increases
+    from ``D_0 = 2p - 1`` to ``D_1 = 1 - 2q``, and ``|D_0| <= D_1`` because ``q < p`` and
+    ``p + q <= 1`` (equality only at ``d = 0``, where every Q_lambda is Q_0). So the largest
+    ``|D_lambda|`` is always ``D_1``: ``eps^W = eps(Q_1) = ln((1-q)/q)`` and
+    ``nu^O = nu(Q_1)`` for every ``p > q``. The smallest ``|D_lambda|`` depends on the sign
+    of ``D_0``:
+
+    * ``p > 1/2``: it is ``D_0 > 0``, giving the paper's ``nu^W = nu(Q_0)`` and
+      ``eps^O = ln(p/(1-p)) = eps(Q_0)``;
+    * ``p <= 1/2``: ``D_lambda`` vanishes at ``lambda* = (1 - 2p)/(2d)`` in [0, 1)
+      (``1 - 2p < 2d`` because ``q < 1/2``); that completion answers Yes with probability
+      1/2 whoever asks, so the worst-case variance is ``nu^W = inf`` and the best-case loss is
+      ``eps^O = 0``. Both readings are flagged degenerate (``walley_degenerate``,
+      ``optimal_degenerate``, ``note``): Walley gives no accuracy guarantee, and the optimal
+      loss 0 is that of the uninformative completion alone. The paper's printed
+      ``ln(p/(1-p))`` is ``<= 0`` there and is not a privacy loss. Q_0 = warner(p)
+      itself is still informative at ``p < 1/2`` (it flips the answers): its LDP epsilon is
+      ``|ln(p/(1-p))|`` and its unbiased estimator has variance Eq. (1) at p; both are given
+      in ``note``, and they are the lambda = 0 point of the path.
+
+    The rectangle ``[eps^O, eps^W] x [nu^O, nu^W]`` contains every Q_lambda trade-off in both
+    cases (at ``p <= 1/2`` it is ``[0, eps^W] x [nu^O, inf]``, and the path runs from the
+    lambda = 0 point of Q_0 towards ``(0, inf)`` at ``lambda*``, then to ``(eps^W, nu^O)``).
+
     Parameters
     ----------
     p, q : float
-        Truth and lie probabilities, ``p + q <= 1``. ``p > 1/2`` is REQUIRED here (the paper's
-        standing assumption): at ``p <= 1/2`` Q_0 = warner(p) is uninformative or flips Yes
-        and No, eps^O would be <= 0 and the rectangle statement fails. (The Shafer quantities
-        alone only need ``p != q``: use
-        :func:`~mechdesign.estimation.variances.variance_dont_know` directly.) ``q = 0`` is
-        allowed and gives infinite Shafer and Walley epsilons (non-private).
+        Truth and lie probabilities, ``0 <= q < p``, ``p + q <= 1`` (Shafer's privacy and
+        variance are defined for every such pair; ``p <= 1/2`` makes the Walley and optimal
+        readings degenerate, see above). ``p <= q`` is refused: the answers carry no
+        information (``p = q``) or favour the lie. ``q = 0`` is allowed and gives infinite
+        Shafer and Walley epsilons (non-private).
     pi : float
         True proportion in [0, 1].
     n : int
@@ -167,6 +241,16 @@ def dont_know_analysis(p: float, q: float, pi: float, n: int, exact: bool = True
         The lambda grid of the path: a number of equally spaced points in [0, 1] (>= 2), or the
         values themselves.
 
+    Returns
+    -------
+    DontKnowAnalysis
+
+    Raises
+    ------
+    InvalidParameterError
+        p or q NaN or outside [0, 1], ``p + q > 1``, ``p <= q``, pi outside [0, 1], ``n < 1``,
+        or a bad lambda grid; the message names the value.
+
     Examples
     --------
     The worked example p = .6, q = .2 (``docs/belief_functions.md`` s.4): eps^S = ln 3,
@@ -175,14 +259,22 @@ def dont_know_analysis(p: float, q: float, pi: float, n: int, exact: bool = True
     >>> a = dont_know_analysis(0.6, 0.2, pi=0.3, n=100)
     >>> bool(abs(a.epsilon_optimal - np.log(1.5)) < 1e-12)
     True
+
+    Half the answers "don't know": Shafer's reading is as usual, the other two degenerate.
+
+    >>> b = dont_know_analysis(0.4, 0.1, pi=0.3, n=100)
+    >>> bool(abs(b.epsilon_shafer - np.log(4)) < 1e-12), b.walley_degenerate
+    (True, True)
+    >>> b.variance_walley, b.epsilon_optimal, round(b.lambda_uninformative, 12)
+    (inf, 0.0, 0.2)
     """
     p = check_probability(p, "p")
     q = check_probability(q, "q")
-    if p <= 0.5:
-        raise InvalidParameterError(
-            f"dont_know_analysis needs p > 1/2 (the paper's assumption: Q_0 = warner(p) must be "
-            f"informative and not flip the answers), got p = {p!r}")
     dk = dont_know(p, q)  # checks p + q <= 1
+    if not p > q:
+        raise InvalidParameterError(
+            f"dont_know_analysis needs p > q (p = q: the answers carry no information; p < q: "
+            f"lying is likelier than the truth), got p = {p!r}, q = {q!r}")
     pi = check_probability(pi, "pi")
     n = check_int(n, "n", 1)
     if isinstance(lambdas, int | np.integer) and not isinstance(lambdas, bool):
@@ -194,15 +286,31 @@ def dont_know_analysis(p: float, q: float, pi: float, n: int, exact: bool = True
             raise InvalidParameterError("lambdas must not be empty")
     eps_s = epsilon_sldp(dk, "mass")
     eps_w = epsilon_wldp(dk)
-    eps_o = epsilon_ldp(q_lambda(p, q, 0.0))
     var_s = float(variance_dont_know(p, q, pi, n, exact=exact))
-    var_w = float(variance_warner(p, pi, n))
     var_o = float(variance_warner(1.0 - q, pi, n))
+    eps_q0 = epsilon_ldp(q_lambda(p, q, 0.0))  # |ln(p/(1-p))|, the LDP epsilon of warner(p)
+    var_q0 = float(variance_warner(p, pi, n))
+    degenerate = p <= 0.5
+    if degenerate:
+        lam_star = (1.0 - 2.0 * p) / (2.0 * (1.0 - p - q))  # d > 0: q < p <= 1/2
+        eps_o, var_w = 0.0, math.inf
+        where = ("the completion Q_0 = warner(1/2) (lambda = 0)" if p == 0.5 else
+                 f"Q_0 = warner(p) flips Yes and No (its LDP epsilon |ln(p/(1-p))| = "
+                 f"{eps_q0:.6g}, the variance of its unbiased estimator {var_q0:.6g}), and the "
+                 f"completion Q_lambda at lambda = {lam_star:.6g}")
+        note = (f"Walley and optimal readings degenerate at p <= 1/2 (p = {p!r}): {where} "
+                f"answers Yes with probability 1/2 whatever the truth, so the Walley (worst) "
+                f"variance is inf and the optimal (best) epsilon is 0, attained only by that "
+                f"uninformative completion; eps^W = ln((1-q)/q) and nu^O = nu(Q_1) still hold")
+    else:
+        lam_star, eps_o, var_w, note = math.nan, eps_q0, var_q0, ""
     A = float(binomial_inverse_moment(n, min(p + q, 1.0), exact=exact))
     return DontKnowAnalysis(
         p=p, q=q, pi=pi, n=n, exact=bool(exact),
         epsilon_shafer=eps_s, epsilon_walley=eps_w, epsilon_optimal=eps_o,
         variance_shafer=var_s, variance_walley=var_w, variance_optimal=var_o,
+        walley_degenerate=degenerate, optimal_degenerate=degenerate,
+        lambda_uninformative=lam_star, note=note,
         inverse_moment=A,
         rectangle=Rectangle(eps_o, eps_w, var_o, var_w),
         lambdas=frozen(lam),
