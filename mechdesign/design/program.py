@@ -73,11 +73,14 @@ class FeasibleSet:
     def constraints(self) -> list:
         return [c for group in self.groups.values() for c in group]
 
-    def duals(self) -> dict[str, Any]:
-        """Dual values by group name (one value for a one-constraint group)."""
+    def duals(self, scale: float = 1.0) -> dict[str, Any]:
+        """Dual values by group name (one value for a one-constraint group), times
+        ``scale``: the objective's ``a`` of :meth:`~mechdesign.design.objectives.Objective.scaling`
+        turns the compiled program's duals (losses scaled to [0, 1]) into the objective's
+        units, the sensitivity ``d value / d rhs`` of each constraint."""
         out = {}
         for name, cons in self.groups.items():
-            vals = [c.dual_value for c in cons]
+            vals = [None if c.dual_value is None else scale * c.dual_value for c in cons]
             out[name] = vals[0] if len(vals) == 1 else vals
         return out
 
@@ -287,5 +290,5 @@ def run_solve(prob: cp.Problem, feasible: FeasibleSet | None, name: str, options
     bound = None if record is None else dual_bound(prob, *record)
     return dataclasses.replace(
         stop, Q=np.array(feasible.Q.value), solver_value=a * float(prob.value) + b,
-        bound=None if bound is None else a * bound + b, duals=feasible.duals(),
+        bound=None if bound is None else a * bound + b, duals=feasible.duals(a),
         gap=gap_of(spec.objective, float(prob.value), bound))

@@ -108,7 +108,10 @@ class DesignResult:
         (minorise-maximise from several starts, for notions without a known exact program).
     certificate : Certificate or None
     duals : dict
-        Dual values by constraint name (``"rows"``, ``"privacy"`` and the user's names).
+        Dual values by constraint name (``"rows"``, ``"privacy"`` and the user's names), in
+        the objective's units: a binding constraint's dual is the rate at which the optimal
+        value changes with its right-hand side (the row-sum duals leave out the loss's
+        offset, which the compiled program removes).
     solver, formulation : str
     build_time, solve_time : float (seconds; building includes cvxpy's canonicalisation)
     notes : tuple of str

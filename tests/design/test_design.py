@@ -220,6 +220,23 @@ def test_warner_is_optimal_among_evidential_mechanisms_under_sldp():
 
 
 # ---------------------------------------------------------------- custom LPs
+@pytest.mark.parametrize("scale", [1.0, 1e-9, 1e9])
+def test_a_binding_dual_is_the_sensitivity_in_the_objectives_units(scale):
+    # the floor Q[0, 0] >= f binds at f = 0.6 (the free optimum has Q[0, 0] = 0.5005); the
+    # optimal value is piecewise linear in f, so its slope by a finite difference (a second
+    # solve) is the dual; losses multiplied by `scale` multiply both (the compiled program
+    # sees the loss scaled to [0, 1], whose duals are 1 / scale of these)
+    def value(floor: float) -> md.DesignResult:
+        return DesignProblem(privacy=ApproxLDP(0.5, 1e-3),
+                             objective=WorstCaseLoss(scale * losses.absolute(4)),
+                             constraints={"floor": lambda Q: Q[0, 0] >= floor}).solve()
+
+    res, moved = value(0.6), value(0.601)
+    slope = (moved.value - res.value) / 0.001
+    assert slope > 0.1 * scale  # the floor binds
+    assert res.duals["floor"] == pytest.approx(slope, rel=1e-6)
+
+
 def test_user_constraint_and_duals():
     prob = DesignProblem(privacy=ApproxLDP(0.5, 1e-3), objective=WorstCaseLoss(
         losses.absolute(4)), constraints={"floor": lambda Q: Q[0, 0] >= 0.4})
