@@ -133,7 +133,7 @@ def warner(p: float) -> Mechanism:
     .. math:: Q_W(p) = \begin{pmatrix} p & 1-p \\ 1-p & p \end{pmatrix}
 
     Inputs ``("P", "notP")`` (the respondent has the sensitive property or not), outputs
-    ``("Yes", "No")``; eps = |ln(p / (1 - p))| (Li et al. 2022, s.4).
+    ``("Yes", "No")``; eps = ``|ln(p / (1 - p))|`` (Li et al. 2022, s.4).
     """
     p = check_probability(p, "p")
     return Mechanism([[p, 1 - p], [1 - p, p]], BINARY_INPUTS, (YES, NO), name=f"warner({p:g})")
