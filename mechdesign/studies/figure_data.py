@@ -124,14 +124,21 @@ def simulate_path(analysis: DontKnowAnalysis, lambdas: Sequence[float], reps: in
     ``nu_lambda`` (:func:`~mechdesign.estimation.variances.variance_q_lambda`). Each lambda
     gets its own child of ``SeedSequence(seed)``; ``options`` go to
     :func:`~mechdesign.estimation.simulation.simulate`. ``on_point`` (optional) is called after
-    each simulated lambda (progress reporting).
+    each lambda (progress reporting). A lambda whose Q_lambda is uninformative
+    (``p + lambda d = 1/2``, possible only at ``p <= 1/2``: ``analysis.lambda_uninformative``)
+    has no estimator and no point: it is left out of the result (``nu_lambda = inf``).
     """
     lam = as_probability_array(lambdas, "lambdas").ravel()
     reps = check_int(reps, "reps", 2)
     a = analysis
     seeds = as_seed_sequence(seed).spawn(lam.size)
     out = []
+    d = max(1.0 - a.p - a.q, 0.0)
     for value, ss in zip(lam.tolist(), seeds, strict=True):
+        if a.p - a.q + (2.0 * value - 1.0) * d == 0:  # estimate_q_lambda's undefined case
+            if on_point is not None:
+                on_point()
+            continue
         est = partial(estimate_q_lambda, p=a.p, q=a.q, lam=value)
         sim = simulate(q_lambda(a.p, a.q, value), est, a.pi, a.n, reps, ss, **options)
         out.append(PathPoint(value, float(epsilon_q_lambda(a.p, a.q, value)),

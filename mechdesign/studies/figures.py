@@ -288,13 +288,25 @@ def figure_5(analysis: DontKnowAnalysis, path: Sequence[PathPoint] = (),
 
     ``path``: simulated Q_lambda points (:func:`~mechdesign.studies.figure_data.simulate_path`);
     ``shafer``: a simulation of the Q_2x3 MLE (drawn at eps^S).
+
+    At ``p <= 1/2`` (``analysis.walley_degenerate``) ``nu^W = inf``: the W and O labels say
+    "degenerate", the rectangle reaches the top of the axes, which stops at twice the
+    largest finite variance shown (the path leaves it towards ``(0, inf)``).
     """
     a = analysis
     r = a.rectangle
     fig = Figure(figsize=(6.4, 4.8), layout="constrained")
     ax = fig.add_subplot()
+    v_high = r.variance_high
+    if a.walley_degenerate:  # nu^W = inf: stop the axis above the finite variances
+        finite = [v for v in (a.variance_lambda[0], a.variance_shafer, a.variance_optimal,
+                              *(pt.simulated.mse + ERRORBAR_SE * pt.simulated.stderr
+                                for pt in path),
+                              *([shafer.mse + ERRORBAR_SE * shafer.stderr] if shafer else []))
+                  if math.isfinite(v)]
+        v_high = 2.0 * max(finite)
     ax.add_patch(RectPatch((r.epsilon_low, r.variance_low), r.epsilon_high - r.epsilon_low,
-                           r.variance_high - r.variance_low, facecolor=(0.12, 0.47, 0.71, 0.08),
+                           v_high - r.variance_low, facecolor=(0.12, 0.47, 0.71, 0.08),
                            edgecolor="tab:blue", lw=1.2, ls="--",
                            label=r"rectangle $[\varepsilon^O,\varepsilon^W]\times[\nu^O,\nu^W]$"))
     ax.plot(a.epsilon_lambda, a.variance_lambda, color="tab:blue", lw=1.8,
@@ -303,12 +315,14 @@ def figure_5(analysis: DontKnowAnalysis, path: Sequence[PathPoint] = (),
             ls="none", alpha=0.7, zorder=1,
             label=rf"S: ($\varepsilon^S$, $\nu^S$) = ({a.epsilon_shafer:.3g}, "
                   rf"{a.variance_shafer:.3g})")
+    flag_w = ", degenerate (p <= 1/2)" if a.walley_degenerate else ""
+    flag_o = ", degenerate (p <= 1/2)" if a.optimal_degenerate else ""
     ax.plot(a.epsilon_walley, a.variance_walley, marker="s", ms=9, color="tab:purple",
             ls="none", label=rf"W: ($\varepsilon^W$, $\nu^W$) = ({a.epsilon_walley:.3g}, "
-                             rf"{a.variance_walley:.3g})")
+                             rf"{a.variance_walley:.3g}){flag_w}")
     ax.plot(a.epsilon_optimal, a.variance_optimal, marker="D", ms=8, color="tab:green",
             ls="none", label=rf"O: ($\varepsilon^O$, $\nu^O$) = ({a.epsilon_optimal:.3g}, "
-                              rf"{a.variance_optimal:.3g})")
+                              rf"{a.variance_optimal:.3g}){flag_o}")
     for lam, x, y in ((0.0, a.epsilon_lambda[0], a.variance_lambda[0]),
                       (1.0, a.epsilon_lambda[-1], a.variance_lambda[-1])):
         ax.annotate(rf"$\lambda$ = {lam:g}", (x, y), textcoords="offset points",
@@ -333,11 +347,11 @@ def figure_5(analysis: DontKnowAnalysis, path: Sequence[PathPoint] = (),
     ax.legend(handles=handles, fontsize=8)
     ax.grid(alpha=0.3)
     pad_e = 0.08 * (r.epsilon_high - r.epsilon_low)
-    pad_v = 0.08 * (r.variance_high - r.variance_low)
+    pad_v = 0.08 * (v_high - r.variance_low)
     lo_e = min(r.epsilon_low, a.epsilon_shafer) - pad_e
     hi_e = max(r.epsilon_high, a.epsilon_shafer) + pad_e
     lo_v = min(r.variance_low, a.variance_shafer, *bottoms) - pad_v
-    hi_v = max(r.variance_high, a.variance_shafer, *tops) + pad_v
+    hi_v = v_high if a.walley_degenerate else max(v_high, a.variance_shafer, *tops) + pad_v
     if np.isfinite([lo_e, hi_e, lo_v, hi_v]).all():
         ax.set_xlim(lo_e, hi_e)
         ax.set_ylim(max(lo_v, 0.0), hi_v)

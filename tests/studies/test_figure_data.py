@@ -34,6 +34,21 @@ def test_simulated_path_agrees_with_closed_form():
         assert abs(pt.simulated.mse - pt.variance) <= 4 * pt.simulated.stderr
 
 
+def test_simulated_path_below_half_skips_the_uninformative_completion():
+    # Q_2x3(1/2, 0.2): lambda* = (1 - 2p)/(2d) = 0, Q_0 = warner(1/2) has no estimator
+    # (nu_0 = inf); Q_2x3(0.4, 0.1): Q_0 = warner(0.4) flips the answers and is simulated
+    ticks = []
+    a = dont_know_analysis(0.5, 0.2, 0.3, 100)
+    pts = simulate_path(a, [0.0, 0.5, 1.0], reps=400, seed=3, on_point=lambda: ticks.append(1))
+    assert [pt.lam for pt in pts] == [0.5, 1.0] and len(ticks) == 3
+    b = dont_know_analysis(0.4, 0.1, 0.3, 100)
+    (pt,) = simulate_path(b, [0.0], reps=4000, seed=5)
+    # eps = |ln(0.4/0.6)| = ln 1.5; Eq. (1) at p = 0.4: (-(0.04) + 1/(4 * 0.04))/100 = 0.0621
+    assert pt.epsilon == pytest.approx(np.log(1.5), rel=1e-14)
+    assert pt.variance == pytest.approx(0.0621, rel=1e-13)
+    assert abs(pt.simulated.mse - pt.variance) <= 4 * pt.simulated.stderr
+
+
 def test_figure_4_curves_are_the_six_trade_off_functions_of_q_2x3():
     # dont_know(0.6, 0.2) has WLDP epsilon ln 4, so f_eps has its kink at
     # alpha = beta = 1/(1 + 4) and f_2eps at 1/(1 + 16); T^op coincides with f_eps

@@ -29,3 +29,15 @@ def test_figures_refuse_points_from_mixed_grids():
     two_c = shafer_grid([1.0, 0.8], [1.0], 0.3, 10, reps=0)
     with pytest.raises(InvalidParameterError, match=r"one c, got \[0.8, 1.0\]"):
         figure_3(two_c, 0.3)
+
+
+def test_figure_5_at_p_below_half_flags_the_degenerate_readings():
+    # nu^W = inf at p <= 1/2: the axis stops at finite values and the labels say so
+    pytest.importorskip("matplotlib")
+    for p, q in ((0.4, 0.1), (0.5, 0.2)):
+        c = compare_warner(p, q, cs=[1.0], epsilons=[1.0], fig3_n=[10], reps=0)
+        ax = make_figures(c)["fig5.png"].axes[0]
+        low, high = ax.get_ylim()
+        assert 0 <= low < high < 10
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert sum("degenerate (p <= 1/2)" in t for t in labels) == 2
