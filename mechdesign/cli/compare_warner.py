@@ -26,10 +26,12 @@ from .output import (
     plan_folder_outputs,
     print_table,
     save_figure,
+    show_progress,
     write_planned,
 )
 
 if TYPE_CHECKING:
+    from ..estimation.dont_know import DontKnowAnalysis
     from ..estimation.simulation import SimulationResult
     from ..studies.figure_data import ShaferPoint
     from ..studies.warner_comparison import ComparisonRow, WarnerComparison
@@ -91,8 +93,18 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InvalidParameterError(f"--seed must be >= 0, got {args.seed}")
 
 
-def _mechanism_rows(rows: tuple[ComparisonRow, ...]) -> list[dict]:
-    return [dict(r.__dict__) for r in rows]
+def _mechanism_rows(rows: tuple[ComparisonRow, ...], analysis: DontKnowAnalysis
+                    ) -> list[dict]:
+    """The table rows as dicts; at p <= 1/2 the Q_0 row no longer carries nu^W and eps^O
+    (``analysis.walley_degenerate``), and its label says so."""
+    out = [dict(r.__dict__) for r in rows]
+    if analysis.walley_degenerate:
+        for row in out:
+            if row["mechanism"].startswith("Q_0"):
+                row["semantics"] = ("uninformative: nu^W = inf, eps^O = 0 (degenerate)"
+                                    if analysis.p == 0.5 else
+                                    "flips Yes/No; not nu^W, eps^O (degenerate at p <= 1/2)")
+    return out
 
 
 def _grid_rows(points: tuple[ShaferPoint, ...], figure: str) -> list[dict]:
@@ -122,10 +134,15 @@ def print_comparison(comparison: WarnerComparison) -> None:
     hdr = ("mechanism", "semantics", "epsilon", "exact A", "approx A", "approx/exact-1",
            "simulated", "s.e.", "z")
     print_table([(r["mechanism"], r["semantics"], _fmt(r["epsilon"]), *_table_cells(r))
-                 for r in _mechanism_rows(c.rows)], hdr)
-    r = c.analysis.rectangle
+                 for r in _mechanism_rows(c.rows, c.analysis)], hdr)
+    a = c.analysis
+    r = a.rectangle
     print(f"Fig. 5 rectangle: eps in [{_fmt(r.epsilon_low)}, {_fmt(r.epsilon_high)}], "
           f"nu in [{_fmt(r.variance_low)}, {_fmt(r.variance_high)}]")
+    print(f"Walley: eps^W = {_fmt(a.epsilon_walley)}, nu^W = {_fmt(a.variance_walley)}; "
+          f"optimal: eps^O = {_fmt(a.epsilon_optimal)}, nu^O = {_fmt(a.variance_optimal)}")
+    if a.note:
+        print(f"DEGENERATE: {a.note}")
     print()
     hdr = ("fig", "c", "n", "epsilon", "p", "q", "exact A", "approx A", "approx/exact-1",
            "simulated", "s.e.", "z")
@@ -144,7 +161,7 @@ def cmd_compare_warner(args: argparse.Namespace) -> int:
                else [])
     c = compare_warner(args.p, args.q, args.pi, args.n, args.c, args.eps, args.fig3_n,
                        args.fig3_dont_know, args.reps, args.seed, workers=args.workers,
-                       progress=not (args.json or args.no_progress))
+                       progress=show_progress(args, not (args.json or args.no_progress)))
     written = [str(path) for path in planned]
 
     if args.json:
@@ -158,7 +175,7 @@ def cmd_compare_warner(args: argparse.Namespace) -> int:
                                   if k not in ("lambdas", "epsilon_lambda", "variance_lambda",
                                                "rectangle")}),
             "rectangle": jsonable(a.rectangle.__dict__),
-            "mechanism": [_clean(r) for r in _mechanism_rows(c.rows)],
+            "mechanism": [_clean(r) for r in _mechanism_rows(c.rows, a)],
             "grid": [_clean(r) for r in _grid_rows(c.fig12, "1-2") + _grid_rows(c.fig3, "3")],
             "figures": written}, indent=2))
         _write(c, args.out, planned, True)
@@ -192,11 +209,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "Thm 3.10 with the exact and the approximate A, simulated MSEs with "
                     "standard errors, and (with --out) PNGs of the paper's Figs 1 to 5 "
                     "(Fig. 4: the trade-off curves of Q_2x3). Progress of the simulations "
-                    "goes to stderr unless --json or --no-progress. "
+                    "goes to stderr unless --json, --quiet or --no-progress. "
                     "Defaults where the paper is silent: pi = 0.3, n = 100, "
                     "c in {1, .9, .8, .7, .6, .5}, eps in (0, 4].")
     cmd.add_argument("--p", type=float, default=0.6,
-                     help="truth probability of the single mechanism (> 1/2; default 0.6)")
+                     help="truth probability of the single mechanism (> q, p + q <= 1; at "
+                          "p <= 1/2 the Walley and optimal readings are flagged degenerate; "
+                          "default 0.6)")
     cmd.add_argument("--q", type=float, default=0.2,
                      help="lie probability of the single mechanism (default 0.2)")
     cmd.add_argument("--pi", type=float, default=FIGURE_PI,
@@ -225,6 +244,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmd.add_argument("--json", action="store_true",
                      help="machine-readable output (no progress line)")
     cmd.add_argument("--no-progress", action="store_true",
-                     help="do not write 'simulated point i/N' progress to stderr (shown by "
-                          "default without --json)")
+                     help="do not write 'compare-warner: i/N simulated points' progress to "
+                          "stderr (shown by default without --json; the same as --quiet)")
     cmd.set_defaults(func=cmd_compare_warner)

@@ -127,8 +127,34 @@ def test_example_writes_the_five_figures_and_the_table(tmp_path, capsys):
     assert f"{variance_dont_know(0.6, 0.2, 0.3, 100):.6g}" in text
 
 
+def test_p_below_half_reports_degenerate_readings(capsys):
+    # Q_2x3(0.4, 0.1) (half the answers "don't know") was refused; now Shafer's reading is
+    # reported as usual and the Walley/optimal readings are flagged (nu^W = inf, eps^O = 0)
+    assert main(["compare-warner", "--p", "0.4", "--q", "0.1", "--reps", "0", "--c", "1",
+                 "--eps", "1", "--fig3-n", "10"]) == 0
+    text = capsys.readouterr().out
+    assert f"{variance_dont_know(0.4, 0.1, 0.3, 100):.6g}" in text
+    assert "nu^W = inf" in text and "eps^O = 0," in text
+    assert "DEGENERATE: Walley and optimal readings degenerate at p <= 1/2" in text
+    assert "flips Yes/No; not nu^W, eps^O (degenerate at p <= 1/2)" in text
+    assert main(["compare-warner", "--p", "0.5", "--q", "0.2", "--reps", "0", "--c", "1",
+                 "--eps", "1", "--fig3-n", "10", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    a = out["analysis"]
+    assert a["walley_degenerate"] is a["optimal_degenerate"] is True
+    assert a["variance_walley"] is None and a["epsilon_optimal"] == 0.0  # inf -> null
+    assert a["lambda_uninformative"] == 0.0 and "warner(1/2)" in a["note"]
+    assert "degenerate" in out["mechanism"][1]["semantics"]
+    # at p > 1/2 nothing is flagged
+    assert main(["compare-warner", "--reps", "0", "--c", "1", "--eps", "1", "--fig3-n", "10",
+                 "--json"]) == 0
+    a = json.loads(capsys.readouterr().out)["analysis"]
+    assert a["walley_degenerate"] is False and a["note"] == ""
+
+
 @pytest.mark.parametrize(("args", "needle"), [
-    (["--p", "0.4"], "0.4"),
+    (["--p", "0.1"], "p = 0.1, q = 0.2"),
+    (["--p", "0.2"], "p = 0.2, q = 0.2"),
     (["--p", "0.7", "--q", "0.5"], "1.2"),
     (["--c", "1.5"], "1.5"),
     (["--eps", "0"], "0.0"),
