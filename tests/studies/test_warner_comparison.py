@@ -14,7 +14,7 @@ from mechdesign.studies.warner_comparison import compare_warner
     (lambda: compare_warner(reps=1), "got 1"),
     (lambda: compare_warner(fig3_dont_know=1.0, reps=0), "1.0"),
     (lambda: compare_warner(cs=[1.5], reps=0), "1.5"),
-    (lambda: compare_warner(p=0.4, reps=0), "0.4"),
+    (lambda: compare_warner(p=0.1, reps=0), "p = 0.1, q = 0.2"),   # p < q (p <= 1/2 is fine)
     (lambda: compare_warner(reps=0, workers=0), "workers"),
 ])
 def test_compare_warner_bad_input(call, needle):
