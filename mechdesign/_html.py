@@ -247,9 +247,13 @@ def figure_html(draw: Callable[[], Any], fallback: Callable[[], str], alt: str) 
     return f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt)}">'
 
 
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else number(value)
+
+
 def series_table(columns: Sequence[tuple[str, Any]], caption: str,
                  limit: int = MAX_SHOWN) -> str:
-    """Parallel columns of numbers (``(name, values)``) as a table, each value its repr,
+    """Parallel columns (``(name, values)``) as a table, each number its repr,
     cut past ``limit`` rows with ``...`` (the caption states how many)."""
     n = len(columns[0][1])
     rows = shown_indices(n, limit)
@@ -259,7 +263,7 @@ def series_table(columns: Sequence[tuple[str, Any]], caption: str,
            + "</tr></thead><tbody>"]
     for i in rows:
         cells = ("<td>...</td>" if i is None else
-                 f'<td style="text-align:right;">{html.escape(number(vals[i]))}</td>'
+                 f'<td style="text-align:right;">{html.escape(_text(vals[i]))}</td>'
                  for _, vals in columns)
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table>")

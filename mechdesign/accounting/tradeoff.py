@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from .._coerce import as_mechanism
+from .._html import clip
 from .._validation import check_delta, check_epsilon, check_int, check_real, check_stochastic
 from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
@@ -123,7 +124,7 @@ class TradeoffCurve:
         return len(self.alphas)
 
     def __repr__(self) -> str:
-        label = f" {self.label!r}" if self.label else ""
+        label = f" {clip(repr(self.label), 80)}" if self.label else ""
         return f"<TradeoffCurve{label} with {len(self)} breakpoints>"
 
     @property

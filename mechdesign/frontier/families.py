@@ -26,6 +26,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .. import catalog
+from .._html import items_text, kv_table, series_table, short_repr, wrap
 from ..design.objectives import EstimationVariance, Objective
 from ..errors import InvalidParameterError
 from ..estimation.dont_know import dont_know_from_c_eps
@@ -64,6 +65,25 @@ class FamilyComparison:
 
     values: dict[str, np.ndarray]
     notes: dict[str, str]
+
+    def __repr__(self) -> str:
+        left_out = [k for k in self.notes if k not in self.values]
+        n = len(next(iter(self.values.values()))) if self.values else 0
+        return short_repr("FamilyComparison",
+                          f"{len(self.values)} families at {n} epsilons: "
+                          f"{items_text(list(self.values), str, 80)}; "
+                          + (f"{len(left_out)} left out: {items_text(left_out, str, 50)}"
+                             if left_out else "none left out"))
+
+    def _repr_html_(self) -> str:
+        """The values by family (a column each) and the notes, as tables (notebooks)."""
+        parts = []
+        if self.values:
+            n = len(next(iter(self.values.values())))
+            parts.append(series_table([("point", list(range(n))), *self.values.items()],
+                                      "FamilyComparison: values by family"))
+        parts.append(kv_table(list(self.notes.items()) or [("notes", "none")], "notes"))
+        return wrap(*parts)
 
 
 def family_outputs(family: str, k: int, d: int = 1) -> int:
