@@ -118,7 +118,8 @@ def short_repr(kind: str, body: str) -> str:
     return clip(f"<{kind} {body}", MAX_REPR - 1) + ">"
 
 
-def matrix_repr(kind: str, matrix: np.ndarray, labels: Sequence[tuple[str, Sequence, str]],
+def matrix_repr(kind: str, matrix: np.ndarray,
+                labels: Sequence[tuple[str, Sequence | None, Callable[[Any], str]]],
                 name: str = "", hint: str = ".matrix") -> str:
     """The repr of a mechanism-like value.
 
