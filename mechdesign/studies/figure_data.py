@@ -10,6 +10,7 @@ Every number comes from the library (:mod:`mechdesign.estimation.dont_know`,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -164,7 +165,9 @@ def figure_4_curves(p: float, q: float) -> dict[str, tuple[np.ndarray, np.ndarra
 
     dk = dont_know(p, q)
     eps = epsilon_wldp(dk)
-    curves = {"f_eps": tradeoff_function_dp(eps), "f_2eps": tradeoff_function_dp(2 * eps),
-              "T^pe": pessimistic_function(dk), "T^op": optimistic_function(dk),
-              "T^pe_2": pessimistic_function(dk, k=2), "T^op_2": optimistic_function(dk, k=2)}
+    # q = 0: a "Yes" is never a lie, eps = inf and f_eps is the axes (no reference drawn)
+    curves = ({"f_eps": tradeoff_function_dp(eps), "f_2eps": tradeoff_function_dp(2 * eps)}
+              if math.isfinite(eps) else {})
+    curves |= {"T^pe": pessimistic_function(dk), "T^op": optimistic_function(dk),
+               "T^pe_2": pessimistic_function(dk, k=2), "T^op_2": optimistic_function(dk, k=2)}
     return {label: (c.alphas, c.betas) for label, c in curves.items()}

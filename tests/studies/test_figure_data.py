@@ -73,3 +73,14 @@ def test_grid_bad_input(call, needle):
     with pytest.raises(InvalidParameterError) as info:
         call()
     assert needle in str(info.value)
+
+
+def test_figure_4_at_q_zero_has_no_reference_curve():
+    # q = 0: the WLDP epsilon ln((1-q)/q) is inf, so f_eps would be the axes and is left
+    # out; the four curves of Q_2x3 remain: T^pe = f_{ln(p/(1-p))} with its kink at
+    # (1 - p, 1 - p) (Li et al. 2022 Thm 3.18), T^op = f_inf, the axes (0, 0) -> (1, 0)
+    curves = figure_4_curves(0.7, 0.0)
+    assert list(curves) == ["T^pe", "T^op", "T^pe_2", "T^op_2"]
+    np.testing.assert_allclose(np.column_stack(curves["T^pe"]),
+                               [[0, 1], [0.3, 0.3], [1, 0]], atol=1e-15)
+    np.testing.assert_array_equal(np.column_stack(curves["T^op"]), [[0, 0], [1, 0]])
