@@ -9,6 +9,8 @@ ratio such as ``pl_x(E) / pl_x'(E)`` then reports a spurious finite or infinite 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from .errors import SizeLimitError
@@ -73,7 +75,7 @@ def meets_indicator(masks: np.ndarray, m: int) -> np.ndarray:
     return (masks[:, None] & events[None, :]) != 0
 
 
-def mask_of(indices) -> int:
+def mask_of(indices: Iterable[int]) -> int:
     """The bitmask of a collection of output indices."""
     mask = 0
     for j in indices:

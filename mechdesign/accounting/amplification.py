@@ -8,6 +8,7 @@ Thm 3.2], Thm 6.1), Feldman, McMillan, Talwar 2021 ("Hiding among the clones", F
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -153,7 +154,8 @@ def shuffle_delta(epsilon0: float, n: int, epsilon: float) -> ShuffleDelta:
     return ShuffleDelta(eps, low, min(1.0, low + (cl.tail if eps < e0 else 0.0)))
 
 
-def _invert(f_low, f_up, target: float, hi: float) -> tuple[float, float]:
+def _invert(f_low: Callable[[float], float], f_up: Callable[[float], float], target: float,
+            hi: float) -> tuple[float, float]:
     """``(a, b)`` with ``f_low(a) > target >= f_up(b)``, ``b - a`` about ``2e-9 b``, for
     continuous decreasing ``f_low <= f_up`` on ``[0, hi]`` with ``f_low(0) > target >=
     f_up(hi)``: Brent's method on ``ln f_low`` (nearly linear, unlike f), then both ends

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import cvxpy as cp
 import numpy as np
@@ -142,7 +143,7 @@ MAX_COLUMN_ROUNDS = 60
 
 def solve_estimation(objective: EstimationVariance, epsilon: float,
                      solver: str | None = None, deadline: Deadline | None = None,
-                     **options) -> StaircaseSolution:
+                     **options: Any) -> StaircaseSolution:
     r"""Minimise the Cramer-Rao criterion over staircase mechanisms (a convex program).
 
     The program has one weight per pattern (``2^k - 1``) but its optimum uses few of them.

@@ -23,8 +23,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle as RectPatch
@@ -64,7 +66,8 @@ def _sim_handle(reps: int | None) -> Line2D:
     return Line2D([], [], color="0.3", marker="o", linestyle="none", label=label)
 
 
-def _errorbar(ax, x: float, sim: SimulationResult, color, scale: float = 1.0) -> None:
+def _errorbar(ax: Axes, x: float, sim: SimulationResult, color: Any,
+              scale: float = 1.0) -> None:
     ax.errorbar([x], [sim.mse / scale], yerr=[ERRORBAR_SE * sim.stderr / scale], fmt="o",
                 color=color, markersize=4, capsize=2, elinewidth=1)
 
