@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .._html import figure_html, kv_table, number, numbers_text, series_table, short_repr, wrap
 from .._validation import check_delta, check_epsilon, check_int, check_real
 from ..errors import InvalidMechanismError, InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
@@ -168,6 +169,29 @@ class CompositionResult:
         """The solved-for quantity (``delta`` or ``epsilon``)."""
         return self.delta if self.solved_for == "delta" else self.epsilon
 
+    def _how(self) -> str:
+        if self.exact:
+            return f"{self.solved_for} exact (atoms)"
+        return (f"{self.solved_for} in [{number(self.lower)}, {number(self.upper)}], upper "
+                f"reported (grid step {number(self.grid_step)})")
+
+    def __repr__(self) -> str:
+        return short_repr("CompositionResult", f"k={self.k}: ({number(self.epsilon)}, "
+                          f"{number(self.delta)})-LDP, {self._how()}, worst pair "
+                          f"{self.worst_pair}")
+
+    def _repr_html_(self) -> str:
+        """The guarantee and how it was computed, as a table (notebooks)."""
+        return wrap(kv_table([
+            ("guarantee", f"({number(self.epsilon)}, {number(self.delta)})-LDP"),
+            ("solved for", self.solved_for), ("k (mechanisms composed)", str(self.k)),
+            ("method", "exact atoms" if self.exact
+             else f"grid (step {number(self.grid_step)})"),
+            ("bracket", f"[{number(self.lower)}, {number(self.upper)}]"),
+            ("reported", self.reported), ("worst pair", str(self.worst_pair)),
+            ("pair distributions", str(self.n_pairs)), ("atoms", str(self.n_atoms))],
+            "CompositionResult"))
+
 
 @dataclass(frozen=True)
 class PrivacyProfile:
@@ -183,6 +207,30 @@ class PrivacyProfile:
     exact: bool
     k: int
     max_loss: float
+
+    def __repr__(self) -> str:
+        kind = "exact" if self.exact else "grid bracket, upper (safe) delta"
+        return short_repr("PrivacyProfile", f"k={self.k}, {kind}, {len(self.epsilons)} "
+                          f"points: epsilons={numbers_text(self.epsilons, 48)}, "
+                          f"delta={numbers_text(self.upper, 64)}")
+
+    def _repr_html_(self) -> str:
+        """The profile drawn by :func:`~mechdesign.plotting.plot_privacy_profile` (a table
+        of its points when matplotlib is not installed)."""
+        return wrap(figure_html(lambda: _plot_profile(self), self._table,
+                                f"privacy profile of {self.k}-fold composition"))
+
+    def _table(self) -> str:
+        columns = [("epsilon", self.epsilons), ("delta", self.upper)]
+        if not self.exact:
+            columns = [columns[0], ("delta lower", self.lower), ("delta upper", self.upper)]
+        return series_table(columns, f"PrivacyProfile of {self.k}-fold composition")
+
+
+def _plot_profile(profile: Composition | PrivacyProfile) -> Any:
+    """:func:`~mechdesign.plotting.plot_privacy_profile` (imports matplotlib)."""
+    from ..plotting.profile import plot_privacy_profile
+    return plot_privacy_profile(profile)
 
 
 class Composition:
@@ -209,8 +257,21 @@ class Composition:
         self.grid_step = max(grids) if grids else None
 
     def __repr__(self) -> str:
-        kind = "exact" if self.exact else f"grid {self.grid_step:g}"
+        kind = "exact" if self.exact else f"grid step {number(self.grid_step)}"
         return f"<Composition k={self.k}, {self.n_pairs} pair distribution(s), {kind}>"
+
+    def _repr_html_(self) -> str:
+        """The privacy profile drawn by :func:`~mechdesign.plotting.plot_privacy_profile`
+        (a table of the composition when matplotlib is not installed)."""
+        def table() -> str:
+            return kv_table([
+                ("k (mechanisms composed)", str(self.k)), ("exact", str(self.exact)),
+                ("pair distributions", str(self.n_pairs)),
+                ("grid step", None if self.grid_step is None else number(self.grid_step)),
+                ("delta at epsilon = 0", number(self.delta(0.0).delta))], "Composition")
+
+        return wrap(figure_html(lambda: _plot_profile(self), table,
+                                f"privacy profile of {self.k}-fold composition"))
 
     def _result(self, given: float, solve: Literal["delta", "epsilon"]) -> CompositionResult:
         best = None
@@ -281,7 +342,9 @@ def compose(mechanisms: Any, k: int = 1, *, pairs: Iterable | None = None,
     ----------
     mechanisms : Mechanism, EvidentialMechanism (over its messages), array, or a list of them
     k : int
-        Number of times the (list of) mechanism(s) is used.
+        Number of times the (list of) mechanism(s) is used: the returned
+        :class:`Composition`'s own ``k`` counts every mechanism composed,
+        ``len(mechanisms) * k`` (``compose([a, b], k=5).k == 10``).
     pairs : iterable of (x, x'), optional
         Ordered row-index pairs to consider (default: all ordered pairs). Pairs whose atoms
         coincide (e.g. all pairs of k-RR, or both orders of a symmetric mechanism) are composed

@@ -17,6 +17,7 @@ from .output import (
     print_table,
     problem_inputs,
     save_figure,
+    show_progress,
     write_planned,
 )
 
@@ -49,7 +50,8 @@ def cmd_frontier(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise InvalidParameterError(f"--workers must be >= 1, got {args.workers}")
     out = plan_plot(args.out, args.force, problem_inputs(pf)) if args.out else None
-    f = frontier(pf.problem, eps, solver=args.solver, progress=not args.json,
+    f = frontier(pf.problem, eps, solver=args.solver,
+                 progress=show_progress(args, not args.json),
                  workers=args.workers)
     compared = None if args.no_families else compare_families(pf.problem, eps)
     families = {} if compared is None else compared.values

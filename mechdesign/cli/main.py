@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from types import FrameType
 from typing import NoReturn
 
@@ -41,7 +43,29 @@ def build_parser() -> argparse.ArgumentParser:
                                 parser_class=OneLineParser)
     for module in MODULES:
         module.register(sub)
+    for leaf in _leaf_parsers(sub):
+        add_verbosity_arguments(leaf)
     return parser
+
+
+def _leaf_parsers(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
+    """The parsers that run a command (``amplify shuffle``, not ``amplify``): the options
+    every command takes are added to these, so they parse after the command's name."""
+    out = []
+    for parser in dict.fromkeys(sub.choices.values()):
+        nested = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        out.extend(_leaf_parsers(nested[0]) if nested else [parser])
+    return out
+
+
+def add_verbosity_arguments(parser: argparse.ArgumentParser) -> None:
+    """``-q/--quiet`` and ``-v/--verbose``, taken by every command."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-q", "--quiet", action="store_true",
+                       help="nothing on stderr but errors: no progress, no log messages")
+    group.add_argument("-v", "--verbose", action="store_true",
+                       help="progress (also with --json) and the library's log messages "
+                            "(design strategy, solver attempts and their times) on stderr")
 
 
 EXIT_INTERRUPTED = 130
@@ -118,7 +142,8 @@ def _main(argv: Sequence[str] | None) -> int:
         _flush_quietly()
         return 2
     try:
-        status = args.func(args)
+        with _logging(args):
+            status = args.func(args)
         sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
         return status
     except BrokenPipeError:
@@ -133,6 +158,17 @@ def _main(argv: Sequence[str] | None) -> int:
     except (OSError, MemoryError) as exc:
         print(f"mechdesign: error: {exc}", file=sys.stderr)
         return 1
+
+
+def _logging(args: argparse.Namespace) -> AbstractContextManager:
+    """``--verbose``: the library's log messages (logger ``mechdesign``, DEBUG and up) on
+    stderr while the command runs; otherwise nothing here (a command shows its own
+    progress, see :func:`~mechdesign.cli.output.show_progress`)."""
+    if getattr(args, "verbose", False):
+        from .._progress import log_to_stderr
+
+        return log_to_stderr(logging.DEBUG)
+    return nullcontext()
 
 
 def _flush_quietly() -> None:

@@ -306,3 +306,14 @@ def add_force_argument(parser: argparse.ArgumentParser) -> None:
 def problem_inputs(pf: ProblemFile) -> list[Path]:
     """The files a loaded problem file read: the file itself and the files it named."""
     return ([pf.path] if pf.path is not None else []) + list(pf.files_read)
+
+
+def show_progress(args: argparse.Namespace, default: bool = True) -> bool:
+    """Whether a command shows progress on stderr: never with ``--quiet``, always with
+    ``--verbose``, else ``default`` (commands pass ``not args.json``: a machine reader of
+    the JSON output gets no progress lines unless it asks)."""
+    if getattr(args, "quiet", False):
+        return False
+    if getattr(args, "verbose", False):
+        return True
+    return default

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import math
 import sys
 import warnings
@@ -33,6 +32,7 @@ from .output import (
     print_table,
     problem_inputs,
     save_figure,
+    show_progress,
     write_planned,
 )
 
@@ -164,30 +164,19 @@ DEFAULT_TIME_LIMIT = 600.0
 """Seconds per solver attempt for ``mechdesign solve`` (the library's default is none)."""
 
 
-def _progress_handler() -> logging.Handler:
-    """Send the design's progress messages (logger ``mechdesign.design``) to stderr."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("mechdesign: %(message)s"))
-    log = logging.getLogger("mechdesign.design")
-    log.addHandler(handler)
-    log.setLevel(logging.INFO)
-    return handler
-
-
 def cmd_solve(args: argparse.Namespace) -> int:
     from ..design import Status
 
     pf = load_problem_argument(args)
     planned = _plan_out(args, pf)
     out = planned[0] if planned else None
-    handler = _progress_handler() if args.progress else None
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            res = pf.problem.solve(solver=args.solver, time_limit=args.time_limit)
-    finally:
-        if handler is not None:
-            logging.getLogger("mechdesign.design").removeHandler(handler)
+    # --verbose already sends every log message to stderr (cli.main)
+    progress = (show_progress(args, args.progress or not args.json)
+                and not args.verbose)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = pf.problem.solve(solver=args.solver, time_limit=args.time_limit,
+                               progress=progress)
     solver_warnings = list(dict.fromkeys(f"{w.category.__name__}: {w.message}"
                                          for w in caught))
     mech, unavailable = None, ""
@@ -258,7 +247,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         f"{DEFAULT_TIME_LIMIT:g}); a solve stopped by it reports no "
                         "mechanism and names the limit")
     p.add_argument("--progress", action="store_true",
-                   help="print the progress of long designs to stderr (column generation: "
-                        "one line per round with the best value so far)")
+                   help="the progress of long designs on stderr also with --json (shown by "
+                        "default otherwise; column generation: one line per round with the "
+                        "best value so far; --quiet turns it off)")
     add_force_argument(p)
     p.set_defaults(func=cmd_solve)

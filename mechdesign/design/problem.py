@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -47,6 +48,8 @@ from .solvers import (
     choose_solver,
 )
 from .symmetry import Symmetry, check_invariant, close_group
+
+log = logging.getLogger("mechdesign.design")
 
 __all__ = ["GAP_FLOOR", "GAP_TOL", "MAX_EVIDENTIAL_OUTPUTS", "USER_CONSTRAINT_TOL",
            "WORKING_SET_BYTES_PER_ENTRY", "WORKING_SET_BYTES_PER_PAIR",
@@ -503,7 +506,7 @@ class DesignProblem:
 
     # ------------------------------------------------------------------ solving
     def solve(self, solver: str | None = None, *, time_limit: float | None = None,
-              **options: Any) -> DesignResult:
+              progress: bool = False, **options: Any) -> DesignResult:
         """Solve, certify (clean, re-measure, repair) and return a :class:`DesignResult`.
 
         ``time_limit`` (seconds) is one budget
@@ -525,7 +528,24 @@ class DesignProblem:
         strict infeasibility tolerances for a claim, and the better certified answer is
         kept; every attempt is listed in the notes. An infeasibility claim with user
         constraints is confirmed by the other solver before it is reported.
+
+        ``progress=True`` prints the progress of long designs on stderr while solving (the
+        logger ``mechdesign.design`` at INFO: column generation reports each round with
+        the best value so far and the certified bound); its DEBUG messages (the strategy
+        and every solver attempt with its time) show with ``logging`` configured, or
+        ``mechdesign solve --verbose``.
         """
+        if progress is not True and progress is not False:
+            raise InvalidParameterError(f"progress must be True or False, got {progress!r}")
+        if not progress:
+            return self._solve(solver, time_limit, options)
+        from .._progress import log_to_stderr
+
+        with log_to_stderr(logging.INFO, "mechdesign.design"):
+            return self._solve(solver, time_limit, options)
+
+    def _solve(self, solver: str | None, time_limit: float | None,
+               options: dict) -> DesignResult:
         if solver is not None:
             choose_solver(None, solver)  # a typed error when it is not installed
         check_solver_options(solver, options)
@@ -534,11 +554,16 @@ class DesignProblem:
             if not time_limit > 0:
                 raise InvalidParameterError(f"time_limit must be > 0 seconds, got {time_limit!r}")
         if self.semantics == "walley":
+            log.debug("strategy: Walley semantics (local method)")
             return strategies.solve_walley(self, solver, options, time_limit)
         if self.working_set_applies(solver, options):
+            log.debug("strategy: working set (pure LDP, %d x %d)", self.k, self.n)
             return strategies.solve_working_set(self, options, time_limit)
         if isinstance(self.objective, InformationObjective):
+            log.debug("strategy: information objective %s", type(self.objective).__name__)
             return strategies.solve_information(self, solver, options, Deadline(time_limit))
+        log.debug("strategy: one program (%s, %s)", type(self.privacy).__name__,
+                  type(self.objective).__name__)
         return strategies.solve_program(self, solver, options, time_limit)
 
     def __repr__(self) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import logging
 import math
 import time
 import warnings
@@ -38,6 +39,9 @@ from .solvers import (
 
 if TYPE_CHECKING:
     from .problem import DesignProblem
+
+log = logging.getLogger("mechdesign.design")
+"""Progress and attempts of the design (``mechdesign solve --verbose``)."""
 
 SECOND_METHOD_MIN_SECONDS = 30.0
 """A second method (the other solver, HiGHS simplex) re-solving a solved design whose
@@ -254,7 +258,16 @@ def best_run(runs: list[Run]) -> Run | None:
 def run_solve(prob: cp.Problem, feasible: FeasibleSet | None, name: str, options: dict,
               runner: Callable[[cp.Problem], None] | None, time_limit: float | None,
               spec: DesignProblem) -> Run:
-    """One solve of ``prob`` (see :meth:`Program.run`); ``feasible=None``: status only."""
+    """One solve of ``prob`` (see :meth:`Program.run`); ``feasible=None``: status only.
+    Each attempt is logged (logger ``mechdesign.design``, DEBUG: ``--verbose``)."""
+    run = _run_solve(prob, feasible, name, options, runner, time_limit, spec)
+    log.debug("%s%s", run.summary(), f": {run.error}" if run.error else "")
+    return run
+
+
+def _run_solve(prob: cp.Problem, feasible: FeasibleSet | None, name: str, options: dict,
+               runner: Callable[[cp.Problem], None] | None, time_limit: float | None,
+               spec: DesignProblem) -> Run:
     t0 = time.perf_counter()
     record = None
     with warnings.catch_warnings(record=True) as caught:

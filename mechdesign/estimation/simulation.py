@@ -18,7 +18,6 @@ estimator conditionally on being defined, which is what Thm 3.10 computes.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._coerce import as_mechanism
+from .._progress import Progress, ProgressArg
 from .._validation import check_int
 from ..catalog import dont_know
 from ..errors import InvalidParameterError
@@ -81,6 +81,16 @@ class SimulationResult:
         return fields_equal(self, other)
 
     __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        from .._html import number, numbers_text, short_repr
+
+        def text(x: Any) -> str:
+            return number(x) if np.ndim(x) == 0 else numbers_text(x, 40)
+        return short_repr("SimulationResult",
+                          f"{self.reps} surveys of n={self.n}: mse={number(self.mse)} "
+                          f"(stderr {number(self.stderr)}), variance={number(self.variance)}, "
+                          f"bias={text(self.bias)}, redrawn={self.redrawn}")
 
 
 @dataclass
@@ -201,7 +211,7 @@ def as_seed_sequence(seed: Any) -> np.random.SeedSequence:
 def simulate(mechanism: Any, estimator: str | Callable, pi: Any, n: int, reps: int = 1000,
              seed: Any = None, *, redraw_undefined: bool = True, chunk_size: int = 1000,
              workers: int = 1, executor: Executor | None = None,
-             progress: bool = False) -> SimulationResult:
+             progress: ProgressArg = False) -> SimulationResult:
     r"""Simulate ``reps`` surveys of ``n`` respondents and summarise an estimator's error.
 
     Parameters
@@ -237,8 +247,10 @@ def simulate(mechanism: Any, estimator: str | Callable, pi: Any, n: int, reps: i
         of that size (created and shut down here). Results are identical for any value.
     executor : concurrent.futures.Executor, optional
         Run the chunks in this executor instead (not shut down here); overrides ``workers``.
-    progress : bool
-        Write ``surveys done / reps`` to stderr after each chunk.
+    progress : bool or callable
+        ``True``: ``simulate: done/reps surveys of n`` on stderr after each chunk (one line
+        rewritten on a terminal, plain lines at most once a second otherwise); a callable
+        is called as ``progress(done, reps)``.
 
     Returns
     -------
@@ -268,11 +280,8 @@ def simulate(mechanism: Any, estimator: str | Callable, pi: Any, n: int, reps: i
     seeds = as_seed_sequence(seed).spawn(len(sizes))
     job = partial(_chunk_moments, probs, est_fn, target, n, redraw=redraw_undefined)
 
-    def report(done: int) -> None:
-        if progress:
-            print(f"\rsimulate: {done}/{reps} surveys of {n}", end="", file=sys.stderr,
-                  flush=True)
-
+    bar = Progress("simulate", reps, progress, unit=f"surveys of {n}")
+    report = bar.update
     results: list[_Moments] = []
     own = None
     if executor is None and workers > 1:
@@ -295,8 +304,7 @@ def simulate(mechanism: Any, estimator: str | Callable, pi: Any, n: int, reps: i
     finally:
         if own is not None:
             own.shutdown()
-        if progress:
-            print(file=sys.stderr)
+        bar.close()
     total = results[0]
     for r in results[1:]:
         total = total.merge(r)

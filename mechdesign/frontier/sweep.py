@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .._progress import Progress, ProgressArg
 from .._validation import check_epsilon
 from ..design.problem import DesignProblem
 from ..design.result import DesignResult
@@ -64,6 +65,30 @@ class Frontier:
         return {"epsilons": self.epsilons.tolist(),
                 "values": [None if not np.isfinite(v) else float(v) for v in self.values],
                 "results": [r.summary() for r in self.results]}
+
+    def __repr__(self) -> str:
+        from .._html import numbers_text, short_repr
+        met = sum(c is not None and c.met for c in self.certificates)
+        optimal = sum(str(r.status) == "optimal" for r in self.results)
+        return short_repr("Frontier", f"{len(self.epsilons)} points, epsilons="
+                          f"{numbers_text(self.epsilons, 48)}, values="
+                          f"{numbers_text(self.values, 64)}; {optimal} optimal, {met} certified")
+
+    def _repr_html_(self) -> str:
+        """The frontier drawn by :func:`~mechdesign.plotting.plot_frontier` (a table of
+        the points when matplotlib is not installed)."""
+        from .._html import figure_html, series_table, wrap
+
+        def draw() -> Any:
+            from ..plotting.frontier import plot_frontier
+            return plot_frontier(self)
+
+        def table() -> str:
+            return series_table([("epsilon", self.epsilons), ("value", self.values),
+                                 ("status", [str(r.status) for r in self.results]),
+                                 ("certified gap", [r.gap for r in self.results])], "Frontier")
+
+        return wrap(figure_html(draw, table, "frontier: optimal value against epsilon"))
 
 
 def check_epsilons(epsilons: Sequence[float]) -> np.ndarray:
@@ -119,31 +144,14 @@ class _Sweep:
         return program.conclude(runs, formulation, build_time, solve_time, spec=twin)
 
 
-_progress_open = False
-"""Whether a progress line (no newline yet) is on stderr: ended if the sweep is stopped."""
-
-
-def _tick(progress: bool, done: int, total: int) -> None:
-    global _progress_open
-    if progress:
-        print(f"\rfrontier: {done}/{total}", end="", file=sys.stderr, flush=True)
-        _progress_open = done < total
-        if done == total:
-            print(file=sys.stderr)
-
-
-def _end_progress_line() -> None:
-    """After an error or an interrupt: end a pending progress line, so that what follows
-    on stderr (the CLI's one-line message) starts on its own line."""
-    global _progress_open
-    if _progress_open:
-        _progress_open = False
-        with suppress(Exception):
-            print(file=sys.stderr, flush=True)
+def _tick(progress: Progress | None, done: int, total: int) -> None:
+    """Report ``done`` of ``total`` points (``None``: a pool worker, which reports nothing)."""
+    if progress is not None:
+        progress.update(done)
 
 
 def _sweep(problem: DesignProblem, epsilons: Sequence[float], solver: str | None,
-           options: dict, progress: bool) -> list[DesignResult]:
+           options: dict, progress: Progress | None) -> list[DesignResult]:
     """Solve ``problem`` at each epsilon in order, compiling once when the objective
     allows it (the unit of work of a pool: one contiguous chunk)."""
     sweep = _Sweep(problem, solver, options)
@@ -278,11 +286,11 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 
 def _spread(executor: Executor, problem: DesignProblem, pieces: list[list[float]],
             solver: str | None, options: dict) -> list[Future]:
-    return [executor.submit(_sweep, problem, p, solver, options, False) for p in pieces]
+    return [executor.submit(_sweep, problem, p, solver, options, None) for p in pieces]
 
 
 def _gather(futures: list[Future], sizes: list[int], done: int, total: int,
-            progress: bool) -> list[DesignResult]:
+            progress: Progress) -> list[DesignResult]:
     """The chunks' results in order, ticking progress as chunks complete."""
     size = dict(zip(futures, sizes, strict=True))
     try:
@@ -303,7 +311,7 @@ def _pieces(eps: Sequence[float], n: int) -> list[list[float]]:
 
 
 def _automatic(problem: DesignProblem, eps: np.ndarray, solver: str | None, options: dict,
-               workers: int, progress: bool) -> list[DesignResult]:
+               workers: int, progress: Progress) -> list[DesignResult]:
     """Probe, then decide: solve the first points here (timing the cold and the warm
     solves); if :func:`pool_pays`, this process keeps the next piece (its warm start
     intact) and ``workers - 1`` pool processes take the others."""
@@ -335,7 +343,8 @@ def _automatic(problem: DesignProblem, eps: np.ndarray, solver: str | None, opti
 
 def frontier(problem: DesignProblem, epsilons: Sequence[float], *, solver: str | None = None,
              executor: Executor | None = None, workers: int | None = None,
-             chunks: int | None = None, progress: bool = False, **options: Any) -> Frontier:
+             chunks: int | None = None, progress: ProgressArg = False,
+             **options: Any) -> Frontier:
     """Optimal value of ``problem`` at each epsilon (its notion's epsilon is replaced).
 
     LPs are solved by HiGHS simplex (primal, tolerances 1e-10) started from the previous
@@ -373,24 +382,23 @@ def frontier(problem: DesignProblem, epsilons: Sequence[float], *, solver: str |
         1.17 s on 2; LDP k = 80, 2.09 against 3.24 s; the metric line at k = 50 between
         0.7x and 1.4x. Results agree whatever ``workers`` (to ~1e-9: a chunk's first point
         is solved cold, so it may land on another optimal vertex).
-    progress : bool
-        Print ``i/n`` to stderr while sweeping (pool chunks tick as they complete).
+    progress : bool or callable
+        ``True``: ``frontier: i/n points`` on stderr while sweeping (one line rewritten on a
+        terminal, plain lines at most once a second otherwise; pool chunks count as they
+        complete); a callable is called as ``progress(i, n)``.
     """
     eps = check_epsilons(epsilons)
     if not hasattr(problem.privacy, "epsilon"):
         raise InvalidParameterError(f"{problem.privacy!r} has no epsilon to sweep")
-    try:
-        results = _run(problem, eps, solver, executor, workers, chunks, progress, options)
-    except BaseException:
-        _end_progress_line()
-        raise
+    with Progress("frontier", eps.size, progress, unit="points") as bar:
+        results = _run(problem, eps, solver, executor, workers, chunks, bar, options)
     values = np.array([np.nan if r.value is None else r.value for r in results])
     return Frontier(eps, values, tuple(results))
 
 
 def _run(problem: DesignProblem, eps: np.ndarray, solver: str | None,
-         executor: Executor | None, workers: int | None, chunks: int | None, progress: bool,
-         options: dict) -> list[DesignResult]:
+         executor: Executor | None, workers: int | None, chunks: int | None,
+         progress: Progress, options: dict) -> list[DesignResult]:
     """The sweep of :func:`frontier`: on ``executor``, in this process, or on a pool."""
     if executor is not None:
         pieces = _pieces(eps, chunks or 2 * int(getattr(executor, "_max_workers", 2) or 2))

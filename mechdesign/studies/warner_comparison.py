@@ -10,13 +10,13 @@ grid of Figs 1-2 and the (n, eps) grid of Fig. 3. :func:`compare_warner` compute
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
+from .._progress import Progress, ProgressArg
 from .._validation import check_int, check_probability
 from ..errors import InvalidParameterError
 from ..estimation.dont_know import DontKnowAnalysis, dont_know_analysis, epsilon_q_lambda
@@ -50,6 +50,14 @@ class ComparisonRow:
     variance_exact_A: float
     variance_approx_A: float
     simulated: SimulationResult | None
+
+    def __repr__(self) -> str:
+        from .._html import number, short_repr
+        sim = "" if self.simulated is None else f", simulated mse={number(self.simulated.mse)}"
+        return short_repr("ComparisonRow",
+                          f"{self.mechanism} ({self.semantics}): epsilon={number(self.epsilon)}"
+                          f", variance={number(self.variance_exact_A)} (exact A), "
+                          f"{number(self.variance_approx_A)} (approximate A){sim}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,18 +103,27 @@ class WarnerComparison:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __repr__(self) -> str:
+        from .._html import number, short_repr
+        return short_repr("WarnerComparison",
+                          f"Q_2x3(p={number(self.p)}, q={number(self.q)}), pi={number(self.pi)}"
+                          f", n={self.n}, reps={self.reps}, seed={self.seed}: "
+                          f"{len(self.rows)} rows, {len(self.path)} path points, "
+                          f"{len(self.fig12)} + {len(self.fig3)} figure points")
 
-def _progress(total: int, enabled: bool):
-    done = 0
-
-    def tick() -> None:
-        nonlocal done
-        done += 1
-        if enabled:
-            print(f"\rcompare-warner: simulated point {done}/{total}", end="",
-                  file=sys.stderr, flush=True)
-
-    return tick
+    def _repr_html_(self) -> str:
+        """The table of ``compare-warner`` (notebooks)."""
+        from .._html import series_table, wrap
+        rows = self.rows
+        columns = [("mechanism", [r.mechanism for r in rows]),
+                   ("semantics", [r.semantics for r in rows]),
+                   ("epsilon", [r.epsilon for r in rows]),
+                   ("variance (exact A)", [r.variance_exact_A for r in rows]),
+                   ("variance (approximate A)", [r.variance_approx_A for r in rows]),
+                   ("simulated MSE", ["-" if r.simulated is None else r.simulated.mse
+                                      for r in rows])]
+        return wrap(series_table(columns, f"Warner versus Q_2x3(p={self.p!r}, q={self.q!r}), "
+                                          f"pi={self.pi!r}, n={self.n}", limit=len(rows)))
 
 
 def compare_warner(p: float = 0.6, q: float = 0.2, pi: float = FIGURE_PI, n: int = FIGURE_N,
@@ -115,13 +132,15 @@ def compare_warner(p: float = 0.6, q: float = 0.2, pi: float = FIGURE_PI, n: int
                    fig3_n: Sequence[int] = FIGURE3_N,
                    fig3_dont_know: float = FIGURE3_DONT_KNOW, reps: int = 1000,
                    seed: Any = None, *, workers: int = 1,
-                   progress: bool = False) -> WarnerComparison:
+                   progress: ProgressArg = False) -> WarnerComparison:
     r"""Warner versus "don't know": closed forms and simulations behind ``compare-warner``.
 
     Parameters
     ----------
     p, q : float
-        The single mechanism Q_2x3(p, q) (``p > 1/2``, ``p + q <= 1``; see
+        The single mechanism Q_2x3(p, q) (``0 <= q < p``, ``p + q <= 1``; at ``p <= 1/2`` the
+        Walley and optimal readings are flagged degenerate, and the uninformative Q_lambda,
+        if on the path, is not simulated; see
         :func:`~mechdesign.estimation.dont_know.dont_know_analysis`).
     pi, n : float, int
         True proportion and survey size (defaults: the paper-silent choices 0.3 and 100).
@@ -136,9 +155,10 @@ def compare_warner(p: float = 0.6, q: float = 0.2, pi: float = FIGURE_PI, n: int
         path, the Figs 1-2 grid and the Fig. 3 grid (``None``: fresh entropy, recorded).
     workers : int
         Processes shared by every simulation (one pool; results do not depend on it).
-    progress : bool
-        Write ``compare-warner: simulated point i/N`` to stderr (carriage return) after each
-        simulated point, and a newline at the end.
+    progress : bool or callable
+        ``True``: ``compare-warner: i/N simulated points`` on stderr after each simulated
+        point (one line rewritten on a terminal, plain lines at most once a second
+        otherwise); a callable is called as ``progress(i, N)``.
 
     Returns
     -------
@@ -161,13 +181,14 @@ def compare_warner(p: float = 0.6, q: float = 0.2, pi: float = FIGURE_PI, n: int
     seeds = root.spawn(4)
     analysis = dont_know_analysis(p, q, pi, n)
     total = (1 + len(PATH_LAMBDAS) + len(epsilons) * (len(cs) + len(fig3_n))) if reps else 0
-    tick = _progress(total, progress)
     shafer = None
     path: tuple[PathPoint, ...] = ()
     # one process pool for every simulation (each call would otherwise start its own)
     with ExitStack() as stack:
-        if progress and total:  # end the progress line, also on an error
-            stack.callback(lambda: print(file=sys.stderr, flush=True))
+        bar = stack.enter_context(Progress("compare-warner", total,
+                                           progress if total else False,
+                                           unit="simulated points"))
+        tick = bar.update
         sim: dict[str, Any] = {}
         if workers > 1:
             sim["executor"] = stack.enter_context(ProcessPoolExecutor(workers))
