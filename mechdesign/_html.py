@@ -69,8 +69,11 @@ def number(x: Any) -> str:
 
 
 def approx(x: float, digits: int = 3) -> str:
-    """A rounded number, marked as such: ``~0.00523``."""
-    return f"~{float(x):.{digits}g}"
+    """A rounded number, marked as such: ``~0.00523`` (0, inf and nan, exact, unmarked)."""
+    x = float(x)
+    if x == 0 or not np.isfinite(x):
+        return repr(x)
+    return f"~{x:.{digits}g}"
 
 
 def items_text(items: Sequence, fmt: Callable[[Any], str] = repr,
@@ -269,3 +272,30 @@ def series_table(columns: Sequence[tuple[str, Any]], caption: str,
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table>")
     return "".join(out)
+
+
+SMALL_ARRAY = 8
+"""Arrays of at most this many entries are written out in a :func:`fields_repr`."""
+
+
+def fields_repr(obj: Any) -> str:
+    """``Name(field=value, ...)`` of a dataclass, short: an array of more than
+    :data:`SMALL_ARRAY` entries as its shape (``loss=<30x30 array>``), a small one and every
+    number exactly, other values by ``repr`` cut to :data:`LABEL_CHARS`; the whole cut to
+    :data:`MAX_REPR` characters. For values whose default repr would print a matrix."""
+    import dataclasses
+
+    parts = []
+    for f in dataclasses.fields(obj):
+        if not f.repr:
+            continue
+        v = getattr(obj, f.name)
+        if isinstance(v, np.ndarray):
+            text = (numbers_text(v) if v.size <= SMALL_ARRAY
+                    else f"<{'x'.join(map(str, v.shape))} array>")
+        elif isinstance(v, float | int | np.number) and not isinstance(v, bool):
+            text = number(v)
+        else:
+            text = clip(repr(v), LABEL_CHARS)
+        parts.append(f"{f.name}={text}")
+    return clip(f"{type(obj).__name__}({', '.join(parts)}", MAX_REPR - 1) + ")"

@@ -357,3 +357,26 @@ def test_warner_comparison_repr_and_html():
     p = parse(html)
     assert repr(w.rows[0].variance_exact_A) in "".join(p.text)
     assert p.counts["tr"] == len(w.rows) + 1
+
+
+def test_objective_reprs_show_a_matrix_by_its_shape():
+    # a 30-value Hamming loss is a 30 x 30 matrix: the dataclass repr printed all 900 entries
+    loss = md.ExpectedLoss(md.losses.hamming(30))
+    assert repr(loss) == "ExpectedLoss(loss=<30x30 array>, prior=<30 array>)"
+    small = md.EstimationVariance(np.full(5, 0.2))
+    assert repr(small) == ("EstimationVariance(prior=[0.2, 0.2, 0.2, 0.2, 0.2], "
+                           "criterion='A', weights=None)")
+    assert repr(md.WorstCaseLoss(md.losses.absolute(3))).startswith(
+        "WorstCaseLoss(loss=<3x3 array>")
+
+
+def test_dont_know_analysis_repr_is_short_and_flags_degenerate_readings():
+    # Li et al. 2022 s.4 at (p, q) = (0.6, 0.2): eps^S = ln 3, eps^W = ln 4, eps^O = ln 1.5
+    a = md.dont_know_analysis(0.6, 0.2, pi=0.3, n=100)
+    text = repr(a)
+    assert len(text) <= 200 and text.startswith("<DontKnowAnalysis Q_2x3(0.6, 0.2)")
+    assert f"eps S/W/O=~{math.log(3):.6g}/~{math.log(4):.6g}/~{math.log(1.5):.6g}" in text
+    assert "DEGENERATE" not in text
+    # p = 0.4 <= 1/2: the Walley variance is inf and the optimal epsilon 0, both exact
+    b = repr(md.dont_know_analysis(0.4, 0.1, pi=0.3, n=100))
+    assert "/0.0, var" in b and "/inf/" in b and "DEGENERATE (p <= 1/2)" in b

@@ -19,6 +19,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.linalg import null_space
 
+from .._html import fields_repr
 from .._validation import as_float_matrix
 from ..errors import InvalidParameterError
 from ..estimation.fisher import cramer_rao
@@ -37,6 +38,10 @@ class Objective:
     sense: ClassVar[str] = "minimize"
     #: "convex": compiles to cvxpy; "information": staircase (exact) or local.
     family: ClassVar[str] = "convex"
+
+    def __repr__(self) -> str:
+        """Short: a loss matrix or a prior of more than 8 entries shows as its shape."""
+        return fields_repr(self)
 
     @property
     def n_inputs(self) -> int | None:
@@ -78,7 +83,7 @@ def unit_range(L: np.ndarray) -> tuple[np.ndarray, float, float]:
     return (L - b) / a, a, b
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ExpectedLoss(Objective):
     r"""``sum_x prior_x sum_y Q[x, y] L[x, y]`` (minimised). Prior default: uniform."""
 
@@ -109,7 +114,7 @@ class ExpectedLoss(Objective):
         return float(self.prior @ (Q * self.loss).sum(axis=1))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class WorstCaseLoss(Objective):
     r"""``max_x sum_y Q[x, y] L[x, y]`` (minimised through an epigraph variable)."""
 
@@ -140,7 +145,7 @@ class WorstCaseLoss(Objective):
         return float((Q * self.loss).sum(axis=1).max())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class CustomObjective(Objective):
     """A user objective: ``fn(Q)`` returns a cvxpy expression (convex to minimise, concave
     to maximise). ``evaluate`` (optional) computes it on a numpy matrix; by default the
@@ -194,7 +199,7 @@ class InformationObjective(Objective):
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class MutualInformation(InformationObjective):
     r"""Mutual information ``I(X; Y)`` in nats between the input (law ``prior``) and the
     output, maximised:
@@ -228,7 +233,7 @@ class MutualInformation(InformationObjective):
         return np.where(Q0 > 0, G, 0.0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SublinearUtility(InformationObjective):
     r"""A user's sublinear utility ``U(Q) = sum_y mu(Q[:, y])``, maximised.
 
@@ -313,7 +318,7 @@ def criterion_expression(M: cp.Expression, criterion: str, WU: np.ndarray | None
     return cp.matrix_frac(WU.T, M)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class EstimationVariance(InformationObjective):
     r"""Estimation error of the input frequencies, per report, minimised: a criterion of the
     Cramer-Rao bound on the simplex (``docs/formulations.md``, "Estimation")

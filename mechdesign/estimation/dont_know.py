@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
+from .._html import approx, number, short_repr
 from .._validation import check_int, check_probability, frozen
 from ..catalog import dont_know, q_lambda
 from ..errors import InvalidParameterError
@@ -149,6 +150,16 @@ class DontKnowAnalysis:
     lambdas: np.ndarray
     epsilon_lambda: np.ndarray
     variance_lambda: np.ndarray
+
+    def __repr__(self) -> str:
+        flag = ("; Walley/optimal DEGENERATE (p <= 1/2)"
+                if self.walley_degenerate or self.optimal_degenerate else "")
+        return short_repr(
+            "DontKnowAnalysis",
+            f"Q_2x3({number(self.p)}, {number(self.q)}), pi={number(self.pi)}, n={self.n}: "
+            f"eps S/W/O={approx(self.epsilon_shafer, 6)}/{approx(self.epsilon_walley, 6)}/"
+            f"{approx(self.epsilon_optimal, 6)}, var S/W/O={approx(self.variance_shafer, 6)}/"
+            f"{approx(self.variance_walley, 6)}/{approx(self.variance_optimal, 6)}{flag}")
 
     def __eq__(self, other: object) -> bool:
         return fields_equal(self, other)
