@@ -99,6 +99,7 @@ def cmd_compose(args: argparse.Namespace) -> int:
     comp = compose(m, k, method=args.method, grid=args.grid)
     results = [comp.delta(e) for e in args.epsilon or ()]
     results += [comp.epsilon(d) for d in args.delta or ()]
+    marks = [(r.epsilon, r.delta) for r in results]
     if args.json:
         print(json.dumps({
             "mechanism": _header(m, k, eps0), "k": k,
@@ -106,7 +107,7 @@ def cmd_compose(args: argparse.Namespace) -> int:
             "results": [jsonable(asdict(r)) for r in results],
             "bounds": [b for r in results for b in _bound_dicts(eps0, k, r)],
             "plot": None if out is None else str(out)}, indent=2))
-        _write(comp, eps0, out, True)
+        _write(comp, eps0, out, True, m.name or "mechanism", marks)
         return 0
     print(_header(m, k, eps0))
     if results:
@@ -119,17 +120,19 @@ def cmd_compose(args: argparse.Namespace) -> int:
         worst = results[0]
         print(f"worst input pair {worst.worst_pair}; {worst.n_pairs} distinct pair "
               f"distribution(s); {worst.n_atoms} atoms")
-    _write(comp, eps0, out, False)
+    _write(comp, eps0, out, False, m.name or "mechanism", marks)
     return 0
 
 
-def _write(comp: Composition, eps0: float, out: Path | None, json_mode: bool) -> None:
+def _write(comp: Composition, eps0: float, out: Path | None, json_mode: bool, title: str,
+           marks: list[tuple[float, float]]) -> None:
     """The privacy profile plot (when asked), written atomically after the results print."""
     if out is None:
         return
     from ..plotting import plot_privacy_profile
 
-    fig = plot_privacy_profile(comp, epsilon0=eps0)
+    fig = plot_privacy_profile(comp, epsilon0=eps0, marks=marks,
+                               title=f"{title}, {comp.k}-fold: privacy profile")
     write_planned([(out, save_figure(fig, 110))], to_stderr=json_mode)
 
 

@@ -9,6 +9,7 @@ Object-oriented matplotlib only (no pyplot, no global backend switch):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -41,7 +42,8 @@ def profile_epsilons(composition: Composition, points: int = PROFILE_POINTS,
 
 def plot_privacy_profile(profile: Composition | PrivacyProfile, *,
                          epsilon0: float | None = None, title: str | None = None,
-                         floor: float = PROFILE_FLOOR) -> Figure:
+                         floor: float = PROFILE_FLOOR,
+                         marks: Sequence[tuple[float, float]] = ()) -> Figure:
     r"""Draw the privacy profile ``delta(eps)`` of a k-fold composition: the smallest delta
     such that the composition is (eps, delta)-LDP, the hockey-stick divergence
     ``max_{x,x'} E_{e^eps}(P_x || P_x')`` of the composed output distributions
@@ -66,6 +68,10 @@ def plot_privacy_profile(profile: Composition | PrivacyProfile, *,
     floor : float
         The y axis stops a decade below it (and a composition is drawn up to where its delta
         reaches it).
+    marks : sequence of (epsilon, delta)
+        Points to mark and label on the curve, such as the answers of
+        :meth:`Composition.epsilon` / :meth:`Composition.delta` (``mechdesign compose``
+        marks its ``--delta`` and ``--epsilon`` answers).
 
     Returns
     -------
@@ -90,6 +96,11 @@ def plot_privacy_profile(profile: Composition | PrivacyProfile, *,
         bound = [optimal_composition_delta(epsilon0, k, float(e)) for e in eps]
         ax.semilogy(eps, np.maximum(bound, _LOG_FLOOR), "--", color="k", lw=1.2,
                     label=f"optimal bound for {epsilon0:.4g}-LDP (KOV)")
+    for e, d in marks:
+        if math.isfinite(e) and d > 0:
+            ax.plot([e], [d], "o", color="C3", ms=5, zorder=4)
+            ax.annotate(f"({e:.4g}, {d:.3g})", (e, d), textcoords="offset points",
+                        xytext=(6, 6), fontsize=8, color="C3")
     ax.set_ylim(floor / 10, 1.5)
     ax.set_xlabel(r"$\varepsilon$")
     ax.set_ylabel(r"$\delta(\varepsilon)$")

@@ -54,3 +54,30 @@ def test_grid_profile_shades_its_bracket_and_takes_a_profile():
 def test_other_objects_are_refused():
     with pytest.raises(InvalidParameterError, match="Composition"):
         plot_privacy_profile([0.1, 0.2])
+
+
+def test_marks_label_the_answers_on_the_curve(capsys, tmp_path, monkeypatch):
+    # `mechdesign compose ... --delta 1e-6 --out` marks its answer, the exact epsilon of
+    # 1000-fold RR(0.1) at delta = 1e-6 (19.3446714479934, tight with the KOV bound), and
+    # the title names the mechanism and k
+    import mechdesign.plotting as plotting
+    from mechdesign.cli.main import main
+
+    drawn = {}
+    original = plotting.plot_privacy_profile
+
+    def spy(*a, **kw):
+        drawn.update(kw)
+        drawn["figure"] = original(*a, **kw)
+        return drawn["figure"]
+
+    monkeypatch.setattr(plotting, "plot_privacy_profile", spy)
+    png = tmp_path / "p.png"
+    assert main(["compose", "randomized_response", "k=2", "epsilon=0.1", "--k", "1000",
+                 "--delta", "1e-6", "--out", str(png)]) == 0
+    ((eps, delta),) = drawn["marks"]
+    assert eps == pytest.approx(19.3446714479934, rel=1e-12) and delta == 1e-6
+    ax = drawn["figure"].axes[0]
+    assert ax.get_title() == "randomized_response(2, 0.1), 1000-fold: privacy profile"
+    assert [t.get_text() for t in ax.texts] == ["(19.34, 1e-06)"]
+    assert png.read_bytes()[:4] == b"\x89PNG"
