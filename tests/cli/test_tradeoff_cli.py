@@ -10,6 +10,7 @@ import pytest
 
 from mechdesign import save_mechanism, warner
 from mechdesign.cli.main import main
+from tests.spies import spy_on
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -149,17 +150,7 @@ def test_long_curves_print_a_spread_unless_table(capsys):
 def test_composed_png_has_the_clt_curve_and_the_log_panel(capsys, tmp_path, monkeypatch):
     # the figure of a composed ordinary curve: G_mu with mu = 2 sqrt(k) tanh(eps0 / 2)
     # (Dong, Roth & Su 2022 Thm 3.5 for binary RR) and a second, log-log panel
-    import mechdesign.plotting as plotting
-
-    drawn = {}
-    original = plotting.plot_tradeoff
-
-    def spy(*a, **kw):
-        drawn.update(kw)
-        drawn["figure"] = original(*a, **kw)
-        return drawn["figure"]
-
-    monkeypatch.setattr(plotting, "plot_tradeoff", spy)
+    drawn = spy_on(monkeypatch, "plot_tradeoff")
     png = tmp_path / "rr.png"
     rc, _, _ = run(capsys, "tradeoff", "randomized_response", "k=2", "epsilon=0.05",
                    "--k", "1000", "--out", str(png))
@@ -169,6 +160,5 @@ def test_composed_png_has_the_clt_curve_and_the_log_panel(capsys, tmp_path, monk
     assert drawn["log_panel"] is True and len(drawn["figure"].axes) == 2
     assert drawn["figure"].axes[0].get_title() == (
         "randomized_response(2, 0.05), 1000-fold: ordinary trade-off")
-    drawn.clear()
     rc, _, _ = run(capsys, "tradeoff", "warner", "p=0.75", "--out", str(tmp_path / "w.png"))
     assert drawn["gaussian_mu"] is None and len(drawn["figure"].axes) == 1

@@ -60,18 +60,10 @@ def test_marks_label_the_answers_on_the_curve(capsys, tmp_path, monkeypatch):
     # `mechdesign compose ... --delta 1e-6 --out` marks its answer, the exact epsilon of
     # 1000-fold RR(0.1) at delta = 1e-6 (19.3446714479934, tight with the KOV bound), and
     # the title names the mechanism and k
-    import mechdesign.plotting as plotting
     from mechdesign.cli.main import main
+    from tests.spies import spy_on
 
-    drawn = {}
-    original = plotting.plot_privacy_profile
-
-    def spy(*a, **kw):
-        drawn.update(kw)
-        drawn["figure"] = original(*a, **kw)
-        return drawn["figure"]
-
-    monkeypatch.setattr(plotting, "plot_privacy_profile", spy)
+    drawn = spy_on(monkeypatch, "plot_privacy_profile")
     png = tmp_path / "p.png"
     assert main(["compose", "randomized_response", "k=2", "epsilon=0.1", "--k", "1000",
                  "--delta", "1e-6", "--out", str(png)]) == 0
