@@ -401,7 +401,10 @@ def _purify(S: np.ndarray, w: np.ndarray, objective: EstimationVariance, value: 
     (relative 1e-7); otherwise the solver's weights are kept (and certified as usual).
     """
     keep = w > threshold * w.max()
-    refit, resid = nnls(S[:, keep], np.ones(S.shape[0]))
+    try:
+        refit, resid = nnls(S[:, keep], np.ones(S.shape[0]))
+    except RuntimeError:  # scipy's nnls at its iteration limit (it raises up to 1.15)
+        return _support(S, w)
     if resid < 1e-12:
         Q = S[:, keep][:, refit > 0] * refit[refit > 0]
         if objective.evaluate(Q) <= value + 1e-7 * max(abs(value), 1.0):
