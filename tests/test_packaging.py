@@ -112,3 +112,27 @@ def test_the_wheel_ships_problem_files_license_and_py_typed(tmp_path):
     assert "mechdesign/py.typed" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not any(n.startswith(("tests/", "benchmarks/")) for n in names)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """``"2.0"`` and ``"2.0.0"`` alike: the numeric release, trailing zeros dropped."""
+    parts = [int(p) for p in version.split(".")]
+    while parts and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def test_the_minimum_versions_ci_pins_are_the_declared_floors():
+    import tomllib
+
+    declared = {}
+    for dep in tomllib.loads((REPOSITORY / "pyproject.toml").read_text())["project"][
+            "dependencies"]:
+        name, floor = dep.split(">=")
+        declared[name.strip()] = _release(floor)
+    pinned = {}
+    for line in (REPOSITORY / ".ci" / "minimum-versions.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, version = line.split("==")
+            pinned[name.strip()] = _release(version)
+    assert pinned == declared
