@@ -39,8 +39,8 @@ KINDS = ("auto", "ordinary", "pessimistic", "optimistic")
 
 
 MAX_ROWS = 20
-"""Breakpoints printed without ``--table``: all up to this many, else the first and last
-half of it."""
+"""Breakpoints printed without ``--table``: all up to this many, else this many spread over
+alpha (the nearest breakpoint to each of as many evenly spaced alphas)."""
 
 REFERENCE_DELTA = 1e-6
 """delta of the default reference ``f_{eps, delta}`` of a composed ordinary curve."""
@@ -110,8 +110,9 @@ def cmd_tradeoff(args: argparse.Namespace) -> int:
                else epsilon_of_tradeoff(curve))
     ref = tradeoff_dp(ref_eps, curve.alphas, ref_delta) if math.isfinite(ref_eps) else None
     ref_name = "f_eps" if ref_delta == 0 else f"f_eps,delta (delta={fmt(ref_delta)})"
-    # a composed ordinary curve meets f_{eps,delta} near alpha = e^-eps, on the axes of a
-    # linear plot: the figure adds the CLT approximation G_mu and a log-alpha panel
+    # a composed ordinary curve touches f_{eps,delta} where its slope is -e^eps, at a tiny
+    # alpha and a beta near 1 (on the axes of a linear plot): the figure adds a log-log
+    # panel of the power 1 - beta and the CLT approximation G_mu
     composed = kind == "ordinary" and args.k > 1
     mu = gaussian_approximation(m, k=args.k, pair=pair).mu if composed else None
     times = "" if args.k == 1 else f", {args.k}-fold"
@@ -193,12 +194,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="delta of the reference f_{eps,delta} (default 0; 1e-6 for an "
                         "ordinary curve with --k > 1)")
     p.add_argument("--table", action="store_true",
-                   help=f"print every breakpoint (default: all up to {MAX_ROWS}, else the "
-                        "first and last ones)")
+                   help=f"print every breakpoint (default: all up to {MAX_ROWS}, else "
+                        f"{MAX_ROWS} spread over alpha)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--out", metavar="FILE.png", help="also write a PNG of beta against alpha "
                    "(.png, .pdf or .svg; an existing file needs --force); a composed "
                    "ordinary curve (--k > 1) gets its CLT approximation G_mu and a second "
-                   "panel with a log alpha axis, where f_eps,delta meets it")
+                   "panel, the power 1 - beta on log-log axes, where f_eps,delta meets it")
     add_force_argument(p)
     p.set_defaults(func=cmd_tradeoff)
