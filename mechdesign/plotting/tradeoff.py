@@ -45,8 +45,7 @@ def plot_tradeoff(curves: TradeoffCurve | Mapping[str, TradeoffCurve] | Sequence
     title : str
     gaussian_mu : float, optional
         Also draw ``G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu)`` (thin, dash-dotted, on top
-        of the curves), the
-        central-limit APPROXIMATION of a k-fold composition
+        of the curves), the central-limit APPROXIMATION of a k-fold composition
         (:func:`~mechdesign.accounting.gaussian_approximation`; labelled as such: not a
         bound).
     log_panel : bool
