@@ -10,47 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_probability
+# the prior check lives in the bottom layer (the privacy layer checks priors too) and is
+# re-exported here, where the estimation modules find it
+from .._validation import PRIOR_SUM_TOL as PRIOR_SUM_TOL
+from .._validation import as_prior as as_prior
 from ..errors import InvalidParameterError
-
-PRIOR_SUM_TOL = 1e-9
-"""A prior must sum to 1 within this tolerance; it is never renormalised."""
-
-
-def as_prior(prior: Any, k: int, name: str = "prior") -> np.ndarray:
-    """A probability vector of length ``k`` (never renormalised).
-
-    A scalar ``pi`` is accepted when ``k = 2`` and means ``(pi, 1 - pi)``: the proportion
-    of the first input (the sensitive property P in Li et al. 2022).
-
-    Raises
-    ------
-    InvalidParameterError
-        A scalar for ``k != 2``, a wrong shape, an entry that is negative or not finite, or a
-        sum farther than :data:`PRIOR_SUM_TOL` from 1.
-    """
-    if np.ndim(prior) == 0:
-        if k != 2:
-            raise InvalidParameterError(
-                f"a scalar {name} ({prior!r}) is only meaningful for 2 inputs; give a "
-                f"vector of length {k}")
-        pi = check_probability(prior, name)
-        return np.array([pi, 1.0 - pi])
-    try:
-        arr = np.array(prior, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InvalidParameterError(f"{name} is not numeric: {exc}") from None
-    if arr.shape != (k,):
-        raise InvalidParameterError(f"{name} must have shape ({k},), got {arr.shape}")
-    bad = ~np.isfinite(arr) | (arr < 0)
-    if bad.any():
-        raise InvalidParameterError(f"{name} entries must be finite and >= 0, got "
-                                    f"{float(arr[bad][0])!r}")
-    if abs(arr.sum() - 1.0) > PRIOR_SUM_TOL:
-        raise InvalidParameterError(
-            f"{name} = {arr.tolist()!r} sums to {float(arr.sum())!r}, not 1; it is never "
-            "renormalised silently")
-    return arr
 
 
 def as_counts(counts: Any, m: int, what: str = "counts") -> np.ndarray:
