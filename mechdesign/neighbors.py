@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ._validation import is_hashable
 from .errors import InvalidParameterError
 
 
@@ -214,3 +215,153 @@ def metric_skeleton(D: np.ndarray, rtol: float = 1e-12) -> list[tuple[int, int, 
     keep = needed | needed.T
     return [(u, int(v), float(D[u, v])) for u in range(k) for v in np.flatnonzero(keep[u])
             if v > u]
+
+
+# ---------------------------------------------------------------------- neighbour relations
+Pair = tuple[Any, Any]
+
+
+def check_pairs(pairs: Any, name: str = "pairs") -> tuple[Pair, ...]:
+    """A neighbour relation given as pairs of inputs, validated and frozen.
+
+    Parameters
+    ----------
+    pairs : iterable of pairs
+        Each item a pair ``(x, x')`` of input labels or row indices (lists, tuples or the
+        rows of a ``(p, 2)`` array); numpy scalars become Python scalars. Which reading
+        applies is decided against the inputs by :func:`neighbour_pairs`.
+    name : str
+        The parameter's name in error messages.
+
+    Returns
+    -------
+    tuple of 2-tuples
+        The pairs in the order given (hashable, so a frozen notion can hold them).
+
+    Raises
+    ------
+    InvalidParameterError
+        ``pairs`` is a string, not iterable, empty, or holds an item that is not a pair of
+        hashable values.
+    """
+    if isinstance(pairs, str | bytes) or is_graph(pairs):
+        raise InvalidParameterError(
+            f"{name} must be a sequence of pairs [x, x'], got {pairs!r}"
+            + (" (give a graph as graph=...)" if is_graph(pairs) else ""))
+    try:
+        items = list(pairs)
+    except TypeError:
+        raise InvalidParameterError(
+            f"{name} must be a sequence of pairs [x, x'], got {pairs!r}") from None
+    if not items:
+        raise InvalidParameterError(
+            f"{name} is empty: with no neighbouring pairs every mechanism would qualify "
+            "(leave it None for all pairs of inputs)")
+    out = []
+    for item in items:
+        pair: tuple = ()
+        if not isinstance(item, str | bytes) and hasattr(item, "__iter__"):
+            pair = tuple(v.item() if isinstance(v, np.generic) else v for v in item)
+        if len(pair) != 2 or not all(is_hashable(v) for v in pair):
+            raise InvalidParameterError(
+                f"{name} item {item!r} is not a pair [x, x'] of input labels or indices")
+        out.append(pair)
+    return tuple(out)
+
+
+def check_graph(graph: Any, name: str = "graph") -> Any:
+    """A networkx graph whose edges are a neighbour relation (at least one edge between two
+    different nodes; directions and weights are ignored). Returns ``graph``."""
+    if not is_graph(graph):
+        raise InvalidParameterError(
+            f"{name} must be a networkx graph on the input labels, got {graph!r}")
+    if not any(u != v for u, v in graph.edges()):
+        raise InvalidParameterError(
+            f"{name} has no edge between two different nodes: with no neighbouring pairs "
+            "every mechanism would qualify (leave it None for all pairs of inputs)")
+    return graph
+
+
+def neighbour_pairs(inputs: Sequence, pairs: Any = None, graph: Any = None
+                    ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The neighbouring pairs of a relation as row indices ``(u, v)``, ``u < v``, one per
+    unordered pair (sorted, duplicates and pairs ``(x, x)`` dropped); None for the default
+    relation, every pair of inputs.
+
+    Parameters
+    ----------
+    inputs : sequence
+        The mechanism's input labels, in row order.
+    pairs : iterable of pairs, optional
+        Pairs of input labels, or of row indices (see :func:`check_pairs`). They are read as
+        labels when every value is an input label, else as row indices ``0..k-1`` when every
+        value is one; a value that is neither is refused, and so is an index reading in
+        which a value is also the label of a different row (ambiguous). With the default
+        labels ``0..k-1`` both readings agree.
+    graph : networkx graph, optional
+        A graph on the input labels: its edges are the pairs (every endpoint must be an
+        input label; weights and directions are ignored).
+
+    Raises
+    ------
+    InvalidParameterError
+        Both ``pairs`` and ``graph`` given, a value that names no input, or no pair of
+        different inputs left.
+    """
+    if pairs is not None and graph is not None:
+        raise InvalidParameterError("give the neighbour relation as pairs or as a graph, "
+                                    "not both")
+    if pairs is None and graph is None:
+        return None
+    index = {x: i for i, x in enumerate(inputs)}
+    k = len(index)
+    if graph is not None:
+        edges = [(u, v) for u, v in check_graph(graph).edges()]
+        for u, v in edges:
+            for w in (u, v):
+                if w not in index:
+                    raise InvalidParameterError(
+                        f"graph node {w!r} (edge ({u!r}, {v!r})) is not an input label; "
+                        f"the inputs are {tuple(inputs)[:10]!r}")
+        rows = [(index[u], index[v]) for u, v in edges]
+    else:
+        given = check_pairs(pairs)
+        values = [w for p in given for w in p]
+        if all(w in index for w in values):
+            rows = [(index[a], index[b]) for a, b in given]
+        else:
+            for w in values:
+                if (isinstance(w, bool) or not isinstance(w, numbers.Integral)
+                        or not 0 <= w < k):
+                    raise InvalidParameterError(
+                        f"pairs value {w!r} is neither an input label nor a row index "
+                        f"0..{k - 1}; the inputs are {tuple(inputs)[:10]!r}")
+                if w in index and index[w] != w:
+                    raise InvalidParameterError(
+                        f"pairs are ambiguous: {w!r} is the label of row {index[w]} but the "
+                        "values are read as row indices (some value is not a label); give "
+                        "every pair as labels, or every pair as indices of unlabelled inputs")
+            rows = [(int(a), int(b)) for a, b in given]
+    unique = sorted({(min(a, b), max(a, b)) for a, b in rows if a != b})
+    if not unique:
+        raise InvalidParameterError(
+            "the neighbour relation has no pair of different inputs: every mechanism would "
+            "qualify (leave it None for all pairs of inputs)")
+    u = np.array([p[0] for p in unique], dtype=int)
+    v = np.array([p[1] for p in unique], dtype=int)
+    return u, v
+
+
+def ordered_pairs(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Both orders of the unordered pairs ``(u, v)``: ``(concat(u, v), concat(v, u))``."""
+    return np.concatenate([u, v]), np.concatenate([v, u])
+
+
+def hop_distances(k: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """The ``(k, k)`` numbers of hops between inputs in the undirected graph with edges
+    ``(u_i, v_i)`` (``inf`` when disconnected; breadth-first search by scipy)."""
+    from scipy import sparse  # loaded on first use
+    from scipy.sparse import csgraph
+
+    W = sparse.coo_matrix((np.ones(len(u)), (u, v)), shape=(k, k)).tocsr()
+    return csgraph.shortest_path(W, directed=False, unweighted=True)

@@ -22,6 +22,7 @@ from scipy import sparse
 
 from .._subsets import meets_indicator, subset_indicator
 from ..errors import InvalidParameterError
+from ..neighbors import ordered_pairs
 from ..privacy.notions import LDP, SLDP, WLDP, ApproxLDP, DeletionLDP, MetricDP, Notion
 from .symmetry import Symmetry, check_invariant
 
@@ -196,15 +197,31 @@ def formulate_ldp(notion: LDP, ctx: BuildContext, plan: Any = None) -> Formulati
     return coef.done(Q, cons)
 
 
-def _approx_nonzeros(notion: ApproxLDP, ctx: BuildContext, plan: Any) -> int:
+def approx_pairs(notion: ApproxLDP, ctx: BuildContext) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ordered neighbouring pairs ``(a, b)`` of the notion's relation (both orders of
+    each pair), or None for every pair of inputs."""
+    relation = notion.neighbours(ctx.inputs)
+    return None if relation is None else ordered_pairs(*relation)
+
+
+def _approx_nonzeros(notion: ApproxLDP, ctx: BuildContext,
+                     plan: tuple[np.ndarray, np.ndarray] | None) -> int:
+    if plan is not None and notion.delta == 0.0:  # per ordered pair: n ratio rows of 2
+        return 2 * len(plan[0]) * ctx.n + 2 * ctx.k * ctx.n
+    if plan is not None:  # per ordered pair: n slack rows of 3 entries and a sum of n
+        return 5 * len(plan[0]) * ctx.n
     return 4 * ctx.k * ctx.n if notion.delta == 0.0 else 5 * ctx.k * (ctx.k - 1) * ctx.n
 
 
-@formulation(ApproxLDP, _approx_nonzeros)
-def formulate_approx_ldp(notion: ApproxLDP, ctx: BuildContext, plan: Any = None
-                         ) -> Formulation:
+@formulation(ApproxLDP, _approx_nonzeros, approx_pairs)
+def formulate_approx_ldp(notion: ApproxLDP, ctx: BuildContext,
+                         plan: tuple[np.ndarray, np.ndarray] | None = None) -> Formulation:
     """Slacks ``s[x, x', y] >= Q[x, y] - e^eps Q[x', y]``, ``s >= 0``, row sums <= delta
-    (with ``delta = 0``: the LDP formulation)."""
+    (with ``delta = 0``: the LDP formulation), for every ordered pair or, with a neighbour
+    relation, for both orders of each neighbouring pair only (``delta = 0``: the ratio
+    bounds ``Q[x, y] <= e^eps Q[x', y]`` of those pairs)."""
+    if plan is not None:
+        return _formulate_approx_pairs(notion, ctx, *plan)
     if notion.delta == 0.0:
         return formulate_ldp(LDP(notion.epsilon), ctx)
     k, n = ctx.k, ctx.n
@@ -219,6 +236,23 @@ def formulate_approx_ldp(notion: ApproxLDP, ctx: BuildContext, plan: Any = None
         cons += [lf * S >= lf * outer_ones(k - 1, Q[x, :]) - rf * Q[others, :],
                  cp.sum(S, axis=1) <= notion.delta]
     return coef.done(Q, cons)
+
+
+def _formulate_approx_pairs(notion: ApproxLDP, ctx: BuildContext, a: np.ndarray,
+                            b: np.ndarray) -> Formulation:
+    """The constraints of :func:`formulate_approx_ldp` on the ordered pairs ``(a_i, b_i)``:
+    one slack row per pair and output, vectorised (``docs/formulations.md``)."""
+    k, n = ctx.k, ctx.n
+    coef = Coefficients(notion.epsilon, ctx.parametric)
+    Q = cp.Variable((k, n), nonneg=True, name="Q")
+    lf, rf = coef.ratio()
+    measured = {"n_pairs": len(a) // 2}
+    if notion.delta == 0.0:
+        return coef.done(Q, [lf * Q[a, :] <= rf * Q[b, :]], **measured)
+    S = cp.Variable((len(a), n), nonneg=True, name="hockey_stick")
+    # S >= Q_x - e^eps Q_x', both sides times lf (exact, see MAX_LOG_RATIO)
+    return coef.done(Q, [lf * S >= lf * Q[a, :] - rf * Q[b, :],
+                         cp.sum(S, axis=1) <= notion.delta], **measured)
 
 
 # ---------------------------------------------------------------------- deletion LDP
@@ -399,6 +433,9 @@ def describe_build(notion: Notion, form: Formulation, symmetry: Symmetry | None
         notes.append(f"metric privacy on a greedy {notion.spanner}-spanner: "  # type: ignore
                      f"{form.n_pairs} pairs, measured dilation {form.dilation:.6g} "
                      "(epsilon divided by it)")
+    elif form.n_pairs is not None and isinstance(notion, ApproxLDP):
+        notes.append(f"approximate LDP on {form.n_pairs} neighbouring pairs (both orders "
+                     "constrained)")
     elif form.n_pairs is not None:
         notes.append(f"metric privacy: {form.n_pairs} constrained pairs")
     if symmetry is not None:

@@ -222,6 +222,8 @@ class DesignProblem:
                 raise InvalidParameterError("focal_sets need an evidential notion (SLDP, WLDP)")
             self._init_ordinary(outputs, n_outputs)
         self.symmetry = None if symmetry is None else self._init_symmetry(symmetry)
+        if isinstance(privacy, ApproxLDP):
+            privacy.neighbours(self.inputs)  # a relation naming no input is refused here
         self._check_boundary_prior()
 
     def _check_boundary_prior(self) -> None:
@@ -454,7 +456,8 @@ class DesignProblem:
         ``MEMORY_BUDGET``; beyond, the global program's memory check refuses the design up
         front. The LP's growth is capped by :meth:`working_set_max_pairs`."""
         notion = self.privacy
-        pure = isinstance(notion, LDP) or (isinstance(notion, ApproxLDP) and notion.delta == 0)
+        pure = isinstance(notion, LDP) or (isinstance(notion, ApproxLDP) and notion.delta == 0
+                                           and not notion.relation)
         deletion = isinstance(notion, DeletionLDP) and notion.delta == 0
         return (((pure and notion.epsilon <= WORKING_SET_MAX_EPSILON)
                  or (deletion and notion.epsilon <= WORKING_SET_MAX_EPSILON / 2))

@@ -43,7 +43,7 @@ from .._coerce import as_evidential, as_mechanism
 from .._exact import dyadic_integers, event_sums, log_ratio, round_up
 from .._validation import check_epsilon
 from ..errors import InvalidParameterError, MechdesignError
-from ..neighbors import distance_matrix
+from ..neighbors import distance_matrix, neighbour_pairs, ordered_pairs
 
 EPSILON_TOL = 1e-9
 """Absolute tolerance on epsilon (and delta) when checking a mechanism against a target."""
@@ -81,16 +81,47 @@ def worst_log_ratio(numer: np.ndarray, denom: np.ndarray) -> Witness:
                    int(np.argmin(denom[:, c])))
 
 
-def epsilon_ldp(m: Any) -> float:
-    r"""Smallest eps with ``Q[x, y] <= e^eps Q[x', y]`` for all x, x', y (pure LDP).
+def epsilon_ldp(m: Any, *, pairs: Any = None, graph: Any = None) -> float:
+    r"""Smallest eps with ``Q[x, y] <= e^eps Q[x', y]`` for all x, x', y (pure LDP), or for
+    the neighbouring x, x' of a relation only.
 
-    .. math:: \varepsilon(Q) = \max_y \ln \frac{\max_x Q[x, y]}{\min_x Q[x, y]}
+    .. math:: \varepsilon(Q) = \max_y \ln \frac{\max_x Q[x, y]}{\min_x Q[x, y]}, \qquad
+              \varepsilon_\sim(Q) = \max_{x \sim x'} \max_y \ln \frac{Q[x, y]}{Q[x', y]}
 
-    ``inf`` when a column is zero for one input and positive for another. An
-    :class:`EvidentialMechanism` is measured over its messages (this is mass SLDP).
+    ``inf`` when a column is zero for one input and positive for another (a neighbour of
+    it, with a relation). An :class:`EvidentialMechanism` is measured over its messages
+    (this is mass SLDP).
+
+    Parameters
+    ----------
+    m : Mechanism, EvidentialMechanism or array_like
+    pairs : iterable of pairs, optional
+        The neighbouring pairs (labels or row indices; both orders are measured), see
+        :func:`~mechdesign.neighbors.neighbour_pairs`. Default: every pair of inputs.
+    graph : networkx graph, optional
+        The neighbour relation as a graph on the input labels (instead of ``pairs``).
     """
-    Q = as_mechanism(m).matrix
-    return worst_log_ratio(Q, Q).epsilon
+    mech = as_mechanism(m)
+    Q = mech.matrix
+    relation = neighbour_pairs(mech.inputs, pairs, graph)
+    if relation is None:
+        return worst_log_ratio(Q, Q).epsilon
+    a, b = ordered_pairs(*relation)
+    return float(max(_pair_log_ratios(Q, a, b).max(), 0.0))
+
+
+def _pair_log_ratios(Q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``max_y ln(Q[a_i, y] / Q[b_i, y])`` for each i (0/0 ignored, c/0 = inf; -inf when
+    row ``a_i`` is all zero), each an upper bound within 8 ulps
+    (:func:`mechdesign._exact.log_ratio`). Work arrays of at most 2e6 entries."""
+    n = Q.shape[1]
+    out = np.empty(len(a))
+    step = max(1, 2_000_000 // max(n, 1))
+    for start in range(0, len(a), step):
+        num, den = Q[a[start:start + step]], Q[b[start:start + step]]
+        r = np.where(num > 0, log_ratio(num, den), -np.inf)
+        out[start:start + step] = r.max(axis=1, initial=-np.inf)
+    return out
 
 
 def hockey_stick(P: np.ndarray, P_prime: np.ndarray, epsilon: float) -> np.ndarray:
@@ -107,15 +138,35 @@ def hockey_stick(P: np.ndarray, P_prime: np.ndarray, epsilon: float) -> np.ndarr
     return np.minimum(np.maximum(term, 0.0).sum(axis=-1), 1.0)
 
 
-def delta_ldp(m: Any, epsilon: float) -> float:
-    r"""Smallest delta with (eps, delta)-LDP: the largest hockey-stick divergence.
+def delta_ldp(m: Any, epsilon: float, *, pairs: Any = None, graph: Any = None) -> float:
+    r"""Smallest delta with (eps, delta)-LDP: the largest hockey-stick divergence, over every
+    ordered pair of inputs or over the neighbouring pairs of a relation (both orders).
 
     .. math:: \delta(\varepsilon) = \max_{x \ne x'} \sum_y \max(0, Q[x, y] - e^\varepsilon Q[x', y])
 
-    (Huang & Canonne, Def. 2.2; worst event ``{y : Q[x, y] > e^eps Q[x', y]}``.)
+    (Huang & Canonne, Defs. 2.1-2.2, with ``x ~ x'`` in place of ``x != x'`` for a
+    relation; worst event ``{y : Q[x, y] > e^eps Q[x', y]}``.)
+
+    Parameters
+    ----------
+    m : Mechanism or array_like
+    epsilon : float
+        ``>= 0``; ``inf`` gives the mass a row puts where its neighbour has none.
+    pairs : iterable of pairs, optional
+        The neighbouring pairs (labels or row indices), see
+        :func:`~mechdesign.neighbors.neighbour_pairs`. Default: every pair of inputs.
+    graph : networkx graph, optional
+        The neighbour relation as a graph on the input labels (instead of ``pairs``).
     """
     eps = check_epsilon(epsilon, allow_inf=True)
-    Q = as_mechanism(m).matrix
+    mech = as_mechanism(m)
+    Q = mech.matrix
+    relation = neighbour_pairs(mech.inputs, pairs, graph)
+    if relation is not None:
+        a, b = ordered_pairs(*relation)
+        step = max(1, 2_000_000 // Q.shape[1])  # work arrays of at most 2e6 entries
+        return max(float(hockey_stick(Q[a[i:i + step]], Q[b[i:i + step]], eps).max())
+                   for i in range(0, len(a), step))
     best = 0.0
     for x in range(Q.shape[0]):
         best = max(best, float(hockey_stick(Q[x][None, :], Q, eps).max()))

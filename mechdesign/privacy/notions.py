@@ -28,11 +28,15 @@ from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from ..neighbors import (
+    check_graph,
+    check_pairs,
     distance_matrix,
     graph_dilation,
     greedy_spanner,
+    hop_distances,
     is_graph,
     metric_skeleton,
+    neighbour_pairs,
 )
 from .measures import (
     EPSILON_TOL,
@@ -80,7 +84,7 @@ class Notion:
     @classmethod
     def from_name(cls, name: str, **parameters: Any) -> Notion:
         """The notion called ``name`` with ``parameters`` (``epsilon``, ``delta``,
-        ``distance``, ``spanner``, ``kind``).
+        ``distance``, ``spanner``, ``kind``, ``pairs``, ``graph``).
 
         ``"sldp_mass"``, ``"sldp_pl"`` and ``"sldp_bel"`` are ``SLDP`` with that kind; a
         parameter the notion does not take is refused with its name.
@@ -191,17 +195,51 @@ class LDP(Notion):
 @register
 @dataclass(frozen=True)
 class ApproxLDP(Notion):
-    r"""(eps, delta)-LDP: ``sum_y max(0, Q[x, y] - e^eps Q[x', y]) <= delta`` for x != x'.
+    r"""(eps, delta)-LDP: ``sum_y max(0, Q[x, y] - e^eps Q[x', y]) <= delta`` for x != x',
+    or only for the neighbouring inputs ``x ~ x'`` of a relation (both orders; Huang &
+    Canonne, Def. 2.1).
 
-    With ``delta = 0`` this is :class:`LDP`, and it is measured and certified as pure LDP
-    (:meth:`measure` returns the achieved epsilon, so that a matrix above the epsilon is never
-    certified on a tiny delta); otherwise :meth:`measure` returns the achieved delta at the
-    target epsilon.
+    With ``delta = 0`` this is :class:`LDP` (on the relation), and it is measured and
+    certified as pure LDP (:meth:`measure` returns the achieved epsilon, so that a matrix
+    above the epsilon is never certified on a tiny delta); otherwise :meth:`measure` returns
+    the achieved delta at the target epsilon.
+
+    ``pairs`` (pairs of input labels or row indices, ordered or not) or ``graph`` (a
+    networkx graph on the input labels, its edges the pairs) give the relation; the default
+    (both None) is every pair of inputs. The pairs are read against the inputs by
+    :func:`~mechdesign.neighbors.neighbour_pairs`. Only neighbours are constrained; two
+    inputs at distance 2 in the relation get what chaining gives (group privacy,
+    ``(2 eps, (1 + e^eps) delta)``), nothing more.
     """
 
     epsilon: float
     delta: float
+    pairs: tuple | None = None
+    graph: Any = field(default=None, repr=False)
     name: ClassVar[str] = "approx_ldp"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.pairs is not None and self.graph is not None:
+            raise InvalidParameterError("give the neighbour relation as pairs or as a graph, "
+                                        "not both")
+        if self.pairs is not None:
+            object.__setattr__(self, "pairs", check_pairs(self.pairs))
+        if self.graph is not None:
+            check_graph(self.graph)
+
+    @property
+    def relation(self) -> dict[str, Any]:
+        """The neighbour relation as keyword arguments of the measures and of
+        :func:`~mechdesign.privacy.verify.verify_exact` (empty for every pair)."""
+        if self.pairs is not None:
+            return {"pairs": self.pairs}
+        return {} if self.graph is None else {"graph": self.graph}
+
+    def neighbours(self, inputs: Sequence) -> tuple[np.ndarray, np.ndarray] | None:
+        """The neighbouring pairs as row indices ``(u, v)``, ``u < v`` (None: every pair);
+        see :func:`~mechdesign.neighbors.neighbour_pairs`."""
+        return neighbour_pairs(inputs, self.pairs, self.graph)
 
     @property
     def target(self) -> float:
@@ -212,18 +250,48 @@ class ApproxLDP(Notion):
         return self.delta > 0
 
     def ties_columns(self, inputs: tuple) -> bool:
-        return self.delta == 0.0
+        if self.delta > 0.0:
+            return False
+        relation = self.neighbours(inputs)
+        return relation is None or bool(np.isfinite(hop_distances(len(inputs),
+                                                                  *relation)).all())
 
     def measure(self, mechanism: Any) -> float:
         if self.delta == 0.0:
-            return epsilon_ldp(mechanism)
-        return delta_ldp(mechanism, self.epsilon)
+            return epsilon_ldp(mechanism, **self.relation)
+        return delta_ldp(mechanism, self.epsilon, **self.relation)
 
     def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray | None:
-        return LDP(self.epsilon).envelope(mechanism, aim) if self.delta == 0.0 else None
+        if self.delta > 0.0:
+            return None
+        m = as_ordinary(mechanism)
+        relation = self.neighbours(m.inputs)
+        if relation is None:
+            return LDP(self.epsilon).envelope(m, aim)
+        # E[x] >= Q[z] e^{-eps h(z, x)} with h the number of hops: neighbours' ratios are
+        # then at most e^eps (disconnected inputs: e^-inf = 0, unconstrained)
+        H = hop_distances(m.n_inputs, *relation)
+        with np.errstate(invalid="ignore"):
+            return ratio_envelope(m.matrix, np.where(np.isfinite(H), aim * self.epsilon * H,
+                                                     np.inf))
+
+    def __repr__(self) -> str:
+        out = f"ApproxLDP(epsilon={self.epsilon!r}, delta={self.delta!r}"
+        if self.pairs is not None:
+            out += f", pairs={self.pairs!r}"
+        if self.graph is not None:
+            out += (f", graph=<{type(self.graph).__name__} with "
+                    f"{self.graph.number_of_nodes()} nodes and "
+                    f"{self.graph.number_of_edges()} edges>")
+        return out + ")"
 
     def describe(self) -> str:
-        return f"approximate LDP, epsilon = {self.epsilon:g}, delta = {self.delta:g}"
+        out = f"approximate LDP, epsilon = {self.epsilon:g}, delta = {self.delta:g}"
+        if self.pairs is not None:
+            return out + f", on {len(self.pairs)} neighbouring pairs"
+        if self.graph is not None:
+            return out + f", on the {self.graph.number_of_edges()} edges of a graph"
+        return out
 
 
 @register

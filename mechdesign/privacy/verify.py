@@ -18,7 +18,8 @@ for ``c > 0``):
 
 * ``"ldp"``: ``max_x Q[x, y] <= e^eps min_x Q[x, y]`` for every column y
   (Li et al. 2022, s.2; ``docs/formulations.md``).
-* ``"approx_ldp"`` (Huang & Canonne, Def. 2.2): for x != x',
+* ``"approx_ldp"`` (Huang & Canonne, Def. 2.2): for x != x' (or, with a neighbour relation
+  ``pairs=``/``graph=``, for both orders of each neighbouring pair only),
   ``H(e^eps) = sum_y max(0, Q[x, y] - e^eps Q[x', y]) <= delta``. ``H(t) = max_A (Q_x(A) -
   t Q_x'(A))`` is continuous and non-increasing in t, so the pair holds iff
   ``e^eps >= t*``, the smallest t with ``H(t) <= delta``, which is rational: on each piece
@@ -99,7 +100,7 @@ from .._validation import check_delta, check_epsilon, check_int
 from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ..neighbors import distance_matrix
+from ..neighbors import distance_matrix, neighbour_pairs, ordered_pairs
 from .measures import DELETION_LP_TOLERANCE, DeletionLP, deletion_lp
 from .notions import VARIANTS, Notion
 
@@ -212,13 +213,13 @@ def _f(v: Fraction | float, digits: int = 17) -> str:
 _integers = dyadic_integers
 
 
-def _resolve(notion: Any, epsilon: Any, delta: Any, distance: Any
-             ) -> tuple[str, float, float, Any]:
-    """(variant, epsilon, delta, distance) of a notion object, or of a name and parameters
-    (read by :meth:`~mechdesign.privacy.notions.Notion.from_name`)."""
+def _resolve(notion: Any, epsilon: Any, delta: Any, distance: Any, relation: dict
+             ) -> tuple[str, float, float, Any, dict]:
+    """(variant, epsilon, delta, distance, neighbour relation) of a notion object, or of a
+    name and parameters (read by :meth:`~mechdesign.privacy.notions.Notion.from_name`)."""
     if isinstance(notion, str):
         params = {"epsilon": epsilon, "delta": delta if delta != 0.0 else None,
-                  "distance": distance}
+                  "distance": distance, **relation}
         if epsilon is not None:
             params["epsilon"] = check_epsilon(epsilon)
         if delta != 0.0:
@@ -228,11 +229,13 @@ def _resolve(notion: Any, epsilon: Any, delta: Any, distance: Any
         raise InvalidParameterError(
             f"notion must be a name ({', '.join(NOTIONS)}) or a notion such as "
             f"md.LDP(epsilon=1), got {notion!r}")
-    elif epsilon is not None or delta != 0.0 or distance is not None:
+    elif (epsilon is not None or delta != 0.0 or distance is not None
+          or any(v is not None for v in relation.values())):
         raise InvalidParameterError(
-            f"{notion!r} carries its own parameters; do not pass epsilon, delta or distance")
+            f"{notion!r} carries its own parameters; do not pass epsilon, delta, distance, "
+            "pairs or graph")
     return (notion.variant, notion.epsilon, getattr(notion, "delta", 0.0),  # type: ignore
-            getattr(notion, "distance", None))
+            getattr(notion, "distance", None), getattr(notion, "relation", {}))
 
 
 def _check_size(k: int, n: int, what: str) -> None:
@@ -367,7 +370,8 @@ def _hockey(P: list[int], R: list[int], e: Fraction) -> Fraction:
 
 
 def _verify_approx(N: list[list[int]], D: int, eps: float, delta: float, digits: int,
-                   tol: Fraction = Fraction(0)) -> Verification:
+                   tol: Fraction = Fraction(0), pairs: list[tuple[int, int]] | None = None
+                   ) -> Verification:
     k = len(N)
     dl = Fraction(delta) * D  # in units of 1 / D, like the entries
     allowed = (Fraction(delta) + tol) * D  # what the decision accepts
@@ -375,15 +379,14 @@ def _verify_approx(N: list[list[int]], D: int, eps: float, delta: float, digits:
     h_hi = h_lo = Fraction(0)
     best_t: Fraction | float = Fraction(0)
     best = None
-    for x in range(k):
-        for xp in range(k):
-            if x == xp:
-                continue
-            t, A = _threshold_t(N[x], N[xp], dl)
-            if best is None or t > best_t:
-                best_t, best = t, (x, xp, A)
-            h_hi = max(h_hi, _hockey(N[x], N[xp], lo))  # H is non-increasing in e
-            h_lo = max(h_lo, _hockey(N[x], N[xp], hi))
+    if pairs is None:
+        pairs = [(x, xp) for x in range(k) for xp in range(k) if x != xp]
+    for x, xp in pairs:
+        t, A = _threshold_t(N[x], N[xp], dl)
+        if best is None or t > best_t:
+            best_t, best = t, (x, xp, A)
+        h_hi = max(h_hi, _hockey(N[x], N[xp], lo))  # H is non-increasing in e
+        h_lo = max(h_lo, _hockey(N[x], N[xp], hi))
     holds = True if h_hi <= allowed else False if h_lo > allowed else None
     h_hi, h_lo = h_hi / D, h_lo / D
     excess = float(h_hi - Fraction(delta)) if holds is not False else float(
@@ -395,7 +398,11 @@ def _verify_approx(N: list[list[int]], D: int, eps: float, delta: float, digits:
     word = {True: "holds exactly", False: "does NOT hold exactly",
             None: f"is undecidable at {digits} digits"}[holds]
     vs = f"delta {delta!r}" + (f" + tolerance {float(tol)!r}" if tol else "")
-    msg = (f"({eps!r}, {delta!r})-LDP {word}: largest hockey-stick sum in [{_f(h_lo, 25)}, "
+    n_pairs = len(pairs) // 2
+    on = ("" if len(pairs) == k * (k - 1)
+          else f" on {n_pairs} neighbouring pair{'s' if n_pairs != 1 else ''}")
+    msg = (f"({eps!r}, {delta!r})-LDP{on} {word}: largest hockey-stick sum in "
+           f"[{_f(h_lo, 25)}, "
            f"{_f(h_hi, 25)}] vs {vs}; smallest e^eps this delta allows: "
            f"{_f(best_t, 25)}" + ("" if best is None else f" (rows {x}, {xp})"))
     return Verification("approx_ldp", holds, best_t, (lo, hi), wit, excess, msg, digits,
@@ -654,8 +661,9 @@ def _verify_events(ev: EvidentialMechanism, name: str, eps: float, digits: int,
 
 # ------------------------------------------------------------------------------ entry point
 def verify_exact(mechanism: Any, notion: Any, epsilon: float | None = None,
-                 delta: float = 0.0, distance: Any = None, *,
-                 digits: int = DEFAULT_DIGITS, tolerance: float = 0.0) -> Verification:
+                 delta: float = 0.0, distance: Any = None, *, pairs: Any = None,
+                 graph: Any = None, digits: int = DEFAULT_DIGITS, tolerance: float = 0.0
+                 ) -> Verification:
     r"""Decide in exact rational arithmetic whether ``mechanism`` meets a privacy notion.
 
     Parameters
@@ -674,6 +682,11 @@ def verify_exact(mechanism: Any, notion: Any, epsilon: float | None = None,
         ``approx_ldp`` and ``deletion_ldp`` only.
     distance : array_like or networkx graph
         ``metric`` only: a ``(k, k)`` matrix or a weighted graph on the input labels.
+    pairs, graph : optional
+        ``approx_ldp`` only: the neighbour relation (pairs of input labels or row indices,
+        or a networkx graph on the input labels; see
+        :func:`~mechdesign.neighbors.neighbour_pairs`). Only neighbouring pairs are checked,
+        in both orders. Default: every pair of inputs.
     digits : int
         Decimal digits of the bracket of ``e^x`` (at least 20).
     tolerance : float
@@ -707,7 +720,8 @@ def verify_exact(mechanism: Any, notion: Any, epsilon: float | None = None,
     """
     digits = check_int(digits, "digits", 20)
     tol = Fraction(check_epsilon(tolerance, "tolerance"))
-    name, eps, dl, dist = _resolve(notion, epsilon, delta, distance)
+    name, eps, dl, dist, relation = _resolve(notion, epsilon, delta, distance,
+                                             {"pairs": pairs, "graph": graph})
     if name in _EVENT_NOTIONS:
         ev = as_evidential(mechanism)
         _check_size(ev.n_inputs, len(ev.focal_sets), "evidential mechanism")
@@ -723,7 +737,10 @@ def verify_exact(mechanism: Any, notion: Any, epsilon: float | None = None,
     if name == "ldp":
         return _verify_ldp(N, eps, digits, tol=tol)
     if name == "approx_ldp":
-        return _verify_approx(N, D, eps, dl, digits, tol)
+        rel = neighbour_pairs(mech.inputs, **relation)
+        ordered = None if rel is None else list(zip(*map(np.ndarray.tolist,
+                                                           ordered_pairs(*rel)), strict=True))
+        return _verify_approx(N, D, eps, dl, digits, tol, ordered)
     if name == "deletion_ldp":
         if dl == 0.0:
             return _verify_deletion_pure(N, D, eps, digits, tol)
