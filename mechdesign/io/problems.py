@@ -22,6 +22,10 @@ Format
     # spanner = 1.1      # metric only, with a distance matrix: greedy t-spanner (t >= 1)
     # symmetry = true    # metric only, named distances: exact reduction by the grid's
                          # mirror images and quarter turn (or the line's reflection)
+    # pairs = [[0, 1], [1, 2]]  # approx_ldp only: the neighbouring inputs (labels or row
+                                # indices; both orders constrained), default every pair
+    # graph = "line"     # approx_ldp only, instead of pairs: the edges of "line" (the path
+                         # 0 - 1 - ... - k-1) or "grid:R:C" (the R x C grid graph)
 
     [objective]                                     # required
     kind = "expected_loss"  # "expected_loss" | "worst_case_loss" | "mutual_information"
@@ -65,6 +69,12 @@ Distances (``[privacy] distance``, metric privacy ``Q[x,y] <= e^{eps d(x,x')} Q[
   unit spacing, as a matrix (every pair, or a spanner with ``spanner = t``;
   Andres et al. 2013, Bordenabe et al. 2014);
 * an inline matrix, ``{csv = "d.csv"}`` or a string ending in ``.csv``.
+
+Neighbour relations (``[privacy] pairs`` or ``graph``, approximate LDP
+``sum_y max(0, Q[x,y] - e^eps Q[x',y]) <= delta`` required only for neighbouring x, x'): a
+list of pairs ``[x, x']`` of input labels (strings or integers) or row indices, read by
+:func:`~mechdesign.neighbors.neighbour_pairs`, or a named graph on the inputs, ``"line"``
+or ``"grid:R:C"`` (input ``r*C + c`` is cell (r, c), as for distances).
 
 Sizes come from, in order: ``[objective] k``, ``[inputs]``, the prior, the loss matrix and
 the distance; they must agree. The public entry points are :func:`load_problem` (a path),
@@ -518,8 +528,11 @@ def _problem(rd: _Reader, data: dict, path: Path | None) -> ProblemFile:
     if notion_name == "metric":
         distance, dist_desc, k = _distance(rd, priv, k, input_labels)
         symmetry = _symmetry(rd, priv, k)
+    graph = None
+    if notion_name == "approx_ldp" and "graph" in priv:
+        graph, k = _neighbour_graph(rd, priv["graph"], k, input_labels)
     objective, obj_desc = _objective(rd, kind, obj, k, n_outputs, distance)
-    notion, notion_desc = _notion(rd, notion_name, priv, distance, dist_desc)
+    notion, notion_desc = _notion(rd, notion_name, priv, distance, dist_desc, graph)
 
     focal_sets = outs.get("focal_sets")
     if focal_sets is not None:
@@ -722,13 +735,17 @@ NOTION_PARAMETERS: dict[str, dict[str, Any]] = {
 """How ``[privacy]`` numbers other than epsilon are read (``rd.real`` bounds)."""
 
 
-def _notion(rd: _Reader, name: str, priv: dict, distance: Any, dist_desc: str
-            ) -> tuple[Notion, str]:
+def _notion(rd: _Reader, name: str, priv: dict, distance: Any, dist_desc: str,
+            graph: Any = None) -> tuple[Notion, str]:
     """The notion ``name`` from its ``[privacy]`` keys, and its one-line description."""
     params: dict[str, Any] = {"epsilon": rd.real(priv, "privacy", "epsilon", minimum=0.0)}
     for key in REGISTRY[name].parameter_names():
         if key == "distance":
             params[key] = distance
+        elif key == "graph":
+            params[key] = graph
+        elif key == "pairs" and key in priv:
+            params[key] = _pairs(rd, priv[key])
         elif key == "kind":
             if key in priv:
                 params[key] = rd.string(priv, "privacy", key, ("mass", "pl", "bel"))
@@ -741,6 +758,48 @@ def _notion(rd: _Reader, name: str, priv: dict, distance: Any, dist_desc: str
     if name == "metric":
         desc = desc.replace("per unit of distance", f"per unit of {dist_desc}")
     return notion, desc
+
+
+def _pairs(rd: _Reader, value: Any) -> list[tuple]:
+    """``[privacy] pairs``: a non-empty list of pairs of labels or indices (strings or
+    integers); which they name is decided against the inputs by the notion."""
+    where = "[privacy] pairs"
+    if not isinstance(value, list) or not value:
+        raise rd.fail(where, f"must be a non-empty list of pairs [x, x'], got {value!r}")
+    if len(value) > MAX_ENTRIES:
+        raise rd.fail(where, f"{len(value)} pairs exceed the limit of {MAX_ENTRIES}",
+                      SizeLimitError)
+    for p in value:
+        if (not isinstance(p, list) or len(p) != 2
+                or any(isinstance(v, bool) or not isinstance(v, str | int) for v in p)):
+            raise rd.fail(where, f"each item must be a pair [x, x'] of input labels or row "
+                                 f"indices (strings or integers), got {p!r}")
+    return [tuple(p) for p in value]
+
+
+def _neighbour_graph(rd: _Reader, value: Any, k: int | None, labels: list | None
+                     ) -> tuple[nx.Graph, int]:
+    """``[privacy] graph`` of approximate LDP: ``"line"`` or ``"grid:R:C"`` on the inputs,
+    and the number of inputs."""
+    where = f"[privacy] graph = {value!r}"
+    m = _GRID.match(value) if isinstance(value, str) else None
+    if value == "line":
+        if k is None:
+            raise rd.fail(where, "the number of inputs is unknown: give [objective] k or "
+                                 "[inputs]")
+        return path_graph(labels or list(range(k))), k
+    if m is None or m.group(1) != "grid":
+        raise rd.fail(where, "unknown graph; use \"line\" or \"grid:R:C\" (or list the "
+                             "neighbouring inputs with pairs = [[x, x'], ...])")
+    R, C = int(m.group(2)), int(m.group(3))
+    if R * C < 2:
+        raise rd.fail(where, "a grid needs at least 2 cells")
+    if R * C > MAX_SIZE:
+        raise rd.fail(where, f"{R * C} cells exceed the limit of {MAX_SIZE}", SizeLimitError)
+    for size, what in ((k, "inputs"), (None if labels is None else len(labels), "labels")):
+        if size is not None and size != R * C:
+            raise rd.fail(where, f"{R * C} cells but there are {size} {what}")
+    return grid_graph(R, C, labels), R * C
 
 
 def _focal_sets(rd: _Reader, value: Any, labels: list | None, n: int | None
