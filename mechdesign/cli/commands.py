@@ -11,6 +11,7 @@ that needs the library, such as the catalog names, is given as a callable: see
 
 from . import (
     amplify,
+    calibrate,
     check,
     compare_warner,
     compose,
@@ -21,4 +22,5 @@ from . import (
     tradeoff,
 )
 
-MODULES = [check, solve, examples, survey, frontier, compare_warner, tradeoff, compose, amplify]
+MODULES = [check, solve, examples, survey, frontier, compare_warner, tradeoff, compose, amplify,
+           calibrate]
