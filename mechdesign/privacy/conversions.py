@@ -16,7 +16,13 @@ from .._coerce import as_mechanism
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidMechanismError, InvalidParameterError, MechdesignError
 from ..mechanism import Mechanism
-from .measures import deletion_delta_at, delta_ldp, epsilon_ldp, pairwise_log_ratios
+from .measures import (
+    deletion_delta_at,
+    delta_ldp,
+    epsilon_ldp,
+    hockey_stick,
+    pairwise_log_ratios,
+)
 
 KOV_MIN_EPSILON = 1e-6
 """Smallest default epsilon of :func:`kov_decomposition` (pairs that are nearly equal)."""
@@ -241,6 +247,20 @@ class KOVDecomposition:
     residual: float
 
 
+def _pair_indices(mech: Mechanism, x: Any, x_prime: Any) -> tuple[int, int]:
+    """Two different row indices of ``mech``, validated."""
+    n = mech.n_inputs
+    x = check_int(x, "x", 0)
+    x_prime = check_int(x_prime, "x_prime", 0)
+    for name, v in (("x", x), ("x_prime", x_prime)):
+        if v >= n:
+            raise InvalidParameterError(f"{name} = {v} is outside 0..{n - 1}")
+    if x == x_prime:
+        raise InvalidParameterError(f"x and x_prime must be two different inputs, got "
+                                    f"both = {x}")
+    return x, x_prime
+
+
 def kov_decomposition(m: Any, x: int = 0, x_prime: int = 1,
                       epsilon: float | None = None) -> KOVDecomposition:
     r"""Write the pair ``(R(x), R(x'))`` of an eps-LDP randomizer as binary randomized
@@ -259,15 +279,7 @@ def kov_decomposition(m: Any, x: int = 0, x_prime: int = 1,
     is always a valid decomposition); a smaller one raises. The factorisation is verified.
     """
     mech = as_mechanism(m)
-    n = mech.n_inputs
-    x = check_int(x, "x", 0)
-    x_prime = check_int(x_prime, "x_prime", 0)
-    for name, v in (("x", x), ("x_prime", x_prime)):
-        if v >= n:
-            raise InvalidParameterError(f"{name} = {v} is outside 0..{n - 1}")
-    if x == x_prime:
-        raise InvalidParameterError(f"x and x_prime must be two different inputs, got "
-                                    f"both = {x}")
+    x, x_prime = _pair_indices(mech, x, x_prime)
     P, Pp = mech.matrix[x], mech.matrix[x_prime]
     R = pairwise_log_ratios(mech.matrix[[x, x_prime]])
     own = float(max(R[0, 1], R[1, 0], 0.0))
@@ -313,6 +325,167 @@ def kov_decomposition(m: Any, x: int = 0, x_prime: int = 1,
         rr=Mechanism(rr, (mech.inputs[x], mech.inputs[x_prime]), (0, 1),
                      name=f"randomized_response(2, {eps:g})"),
         epsilon=eps, pair=(x, x_prime), residual=residual)
+
+
+# --------------------------------------------------------------------------- Lemma 3.3
+LEAKY_RR_OUTPUTS = (0, 1, "leak x", "leak x'")
+"""Outputs of leaky randomized response in :class:`LeakyKOVDecomposition`: the two outputs
+of binary RR, then "the input is x" and "the input is x'"."""
+
+
+def leaky_randomized_response(epsilon: float, delta: float) -> np.ndarray:
+    r"""The 2 x 4 matrix of leaky randomized response LRR(eps, delta) (Kairouz, Oh,
+    Viswanath 2015, Thm 2.2; Huang & Canonne Lemma 3.3), outputs :data:`LEAKY_RR_OUTPUTS`:
+
+    .. math:: \begin{pmatrix} (1-\delta)\frac{e^\varepsilon}{1+e^\varepsilon} &
+              (1-\delta)\frac{1}{1+e^\varepsilon} & \delta & 0 \\
+              (1-\delta)\frac{1}{1+e^\varepsilon} &
+              (1-\delta)\frac{e^\varepsilon}{1+e^\varepsilon} & 0 & \delta \end{pmatrix}
+
+    With probability delta the input is revealed, otherwise binary RR(eps) runs. Both
+    hockey-stick divergences at ``e^eps`` equal delta exactly: its privacy region is the
+    whole (eps, delta) region, which is why it dominates every (eps, delta) pair.
+    """
+    eps = check_epsilon(epsilon, allow_inf=True)
+    d = check_delta(delta)
+    a = 1.0 / (1.0 + math.exp(-eps)) if eps < 700 else 1.0
+    b = 1.0 / (1.0 + math.exp(eps)) if eps < 700 else 0.0
+    return np.array([[(1 - d) * a, (1 - d) * b, d, 0.0], [(1 - d) * b, (1 - d) * a, 0.0, d]])
+
+
+@dataclass(frozen=True)
+class LeakyKOVDecomposition:
+    r"""Lemma 3.3: ``[Q[x]; Q[x']] = LRR(eps, delta) @ G`` with LRR leaky randomized response.
+
+    Attributes
+    ----------
+    G : Mechanism
+        The post-processing ``{0, 1, "leak x", "leak x'"} -> outputs`` (row-stochastic,
+        4 x m). Rows 0 and 1 follow binary RR; row "leak x" is what input x sends when it
+        leaks (unused when delta = 0), row "leak x'" the same for x'.
+    lrr : Mechanism
+        Leaky randomized response :func:`leaky_randomized_response`, inputs ``x, x'``.
+    epsilon, delta : float
+        The pair's (eps, delta).
+    pair_delta : float
+        The pair's own delta at epsilon, ``max(H(Q_x || Q_x'), H(Q_x' || Q_x))`` at
+        ``e^eps`` (float sums), at most ``delta``.
+    pair : tuple of int
+    residual : float
+        ``max |LRR @ G - Q[[x, x']]|`` (checked <= :data:`DECOMPOSITION_TOL`).
+    """
+
+    G: Mechanism
+    lrr: Mechanism
+    epsilon: float
+    delta: float
+    pair_delta: float
+    pair: tuple[int, int]
+    residual: float
+
+
+def leaky_kov_decomposition(m: Any, x: int = 0, x_prime: int = 1, *, epsilon: float,
+                            delta: float | None = None) -> LeakyKOVDecomposition:
+    r"""Write the pair ``(P, P') = (R(x), R(x'))`` of an (eps, delta)-private randomizer as
+    leaky randomized response followed by a post-processing G (Huang & Canonne Lemma 3.3;
+    Kairouz, Oh, Viswanath 2015, Thm 2.2 and s.6.1):
+
+    .. math:: P = (1-\delta)\big(\tfrac{e^\varepsilon}{1+e^\varepsilon} G_0
+              + \tfrac{1}{1+e^\varepsilon} G_1\big) + \delta G_x, \qquad
+              P' = (1-\delta)\big(\tfrac{1}{1+e^\varepsilon} G_0
+              + \tfrac{e^\varepsilon}{1+e^\varepsilon} G_1\big) + \delta G_{x'}.
+
+    Such a G exists iff ``H_{e^eps}(P || P') <= delta`` and ``H_{e^eps}(P' || P) <= delta``.
+    Construction (closed form, no LP; ``docs/accounting.md`` s.3): with ``c = min(P, P')``,
+    ``A = min(P, e^eps P') - c`` and ``B = min(P', e^eps P) - c`` (A lives where P > P',
+    B where P' > P), the parts ``u = c + t A`` of P and ``v = c + t' B`` of P' keep every
+    ratio ``u / v`` in ``[e^-eps, e^eps]`` for all t, t' in [0, 1]; t and t' are chosen so
+    that both have mass ``1 - delta`` (possible because ``sum min(P, e^eps P') = 1 -
+    H(P || P') >= 1 - delta``; if ``sum c >= 1 - delta`` already, ``u = v`` is c scaled
+    down). The leaks are ``G_x = (P - u) / delta`` and ``G_x' = (P' - v) / delta``, and
+    ``(u, v) / (1 - delta)`` is split by binary RR as in :func:`kov_decomposition`, with
+    the differences divided by ``e^eps - 1`` in the stable form
+    ``A / (e^eps - 1) = min((P - P') / (e^eps - 1), P')``. The factorisation is verified.
+
+    Parameters
+    ----------
+    m : Mechanism or array_like
+    x, x_prime : int
+        Two different row indices.
+    epsilon : float
+        ``>= 0`` (``inf`` allowed: RR is then the identity).
+    delta : float, optional
+        In [0, 1]; defaults to the pair's own delta at epsilon. A delta below the pair's
+        own (by more than :data:`DECOMPOSITION_TOL`) raises: no post-processing of
+        LRR(eps, delta) produces the pair.
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad indices or parameters, or the pair is not (eps, delta)-indistinguishable (the
+        message names its delta).
+    """
+    mech = as_mechanism(m)
+    x, x_prime = _pair_indices(mech, x, x_prime)
+    eps = check_epsilon(epsilon, allow_inf=True)
+    P, Pp = mech.matrix[x], mech.matrix[x_prime]
+    own = float(max(hockey_stick(P, Pp, eps), hockey_stick(Pp, P, eps)))
+    if delta is None:
+        d = own
+    else:
+        d = check_delta(delta)
+        if own > d + DECOMPOSITION_TOL:
+            raise InvalidParameterError(
+                f"inputs {x} and {x_prime} are not ({eps!r}, {d!r})-indistinguishable: "
+                f"their delta at epsilon = {eps!r} is {own!r} > {d!r}; no post-processing "
+                "of leaky randomized response produces this pair")
+    keep = 1.0 - d  # the mass RR carries
+    em1 = math.expm1(eps) if eps < 700 else math.inf
+    c = np.minimum(P, Pp)
+    ahead, behind = P > Pp, Pp > P
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # A = min(P - P', (e^eps - 1) P') where P > P', and A / (e^eps - 1) (same for B)
+        A = np.where(ahead, np.minimum(P - Pp, np.where(Pp > 0, em1 * Pp, 0.0)), 0.0)
+        B = np.where(behind, np.minimum(Pp - P, np.where(P > 0, em1 * P, 0.0)), 0.0)
+        A_div = np.where(ahead, np.minimum((P - Pp) / em1, Pp), 0.0) if em1 > 0 else 0 * A
+        B_div = np.where(behind, np.minimum((Pp - P) / em1, P), 0.0) if em1 > 0 else 0 * B
+    mass_c = float(c.sum())
+    if keep <= 0.0:  # delta = 1: RR is never used
+        u = v = np.zeros_like(P)
+        G0 = G1 = (P + Pp) / 2
+    elif mass_c >= keep:
+        u = v = c * (keep / mass_c)
+        G0 = G1 = u / keep
+    else:
+        # the mass each side adds, one number for both (so that the differences below
+        # cancel in the row sums; clipped for rounding: 0 <= t, t' <= 1)
+        sum_a, sum_b = float(A.sum()), float(B.sum())
+        added = min(max(keep - mass_c, 0.0), sum_a, sum_b)
+        t = added / sum_a if sum_a > 0 else 0.0
+        tp = added / sum_b if sum_b > 0 else 0.0
+        u, v = c + t * A, c + tp * B
+        diff = (t * A_div - tp * B_div) / keep  # (u - v) / (keep (e^eps - 1))
+        G0, G1 = u / keep + diff, v / keep - diff
+    # the leaks: (P - u) / delta and (P' - v) / delta, each of mass 1 up to rounding (a
+    # leak of no mass, delta = 0 or rounding, is never used: any distribution will do)
+    Gx, Gxp = (w - z if float((w - z).sum()) > 0 else w for w, z in ((P, u), (Pp, v)))
+    G = np.vstack([G0, G1, Gx, Gxp])
+    if G.min() < -DECOMPOSITION_TOL:
+        raise MechdesignError(  # pragma: no cover (the construction keeps G >= 0)
+            f"leaky KOV post-processing has a negative entry {G.min()!r}")
+    G = np.maximum(G, 0.0)
+    G = G / G.sum(axis=1, keepdims=True)  # rows sum to 1 up to rounding
+    lrr = leaky_randomized_response(eps, d)
+    residual = float(np.abs(lrr @ G - np.vstack([P, Pp])).max())
+    if residual > DECOMPOSITION_TOL:
+        raise MechdesignError(
+            f"leaky KOV decomposition residual {residual!r} exceeds {DECOMPOSITION_TOL}")
+    return LeakyKOVDecomposition(
+        G=Mechanism(G, LEAKY_RR_OUTPUTS, mech.outputs,
+                    name=f"leaky_kov_post_processing({x}, {x_prime})"),
+        lrr=Mechanism(lrr, (mech.inputs[x], mech.inputs[x_prime]), LEAKY_RR_OUTPUTS,
+                      name=f"leaky_randomized_response({eps:g}, {d:g})"),
+        epsilon=eps, delta=d, pair_delta=own, pair=(x, x_prime), residual=residual)
 
 
 # --------------------------------------------------------------------------- Thm 4.3
