@@ -6,7 +6,9 @@
 * :mod:`.bounds`: closed-form composition bounds (basic, advanced, optimal);
 * :mod:`.tradeoff`: trade-off curves (f-DP); :mod:`.belief_tradeoff` and
   :mod:`.belief_composition`: their belief-function counterparts;
-* :mod:`.amplification` (shuffling, subsampling) and :mod:`.sequential` (sequential and group
+* :mod:`.amplification` (shuffling, subsampling; bounds), :mod:`.exact_subsampling` and
+  :mod:`.exact_shuffling` (the exact privacy of subsampled and shuffled finite randomizers,
+  robust shuffle privacy) and :mod:`.sequential` (sequential and group
   privacy).
 """
 
@@ -19,6 +21,11 @@ _NAMES = {
     "advanced_grouposition_approx": ".sequential",
     "basic_composition": ".bounds",
     "belief_composition": ".belief_composition",
+    "calibrate": ".calibration",
+    "calibrate_composition": ".calibration",
+    "calibrate_shuffle": ".calibration",
+    "calibrate_subsampling": ".calibration",
+    "Calibration": ".calibration",
     "BeliefComposition": ".belief_composition",
     "check_advanced": ".bounds",
     "check_alphas": ".tradeoff",
@@ -36,6 +43,10 @@ _NAMES = {
     "delta_from_tradeoff": ".tradeoff",
     "epsilon_composed": ".composition",
     "epsilon_of_tradeoff": ".tradeoff",
+    "exact_shuffle_delta": ".exact_shuffling",
+    "exact_shuffle_epsilon": ".exact_shuffling",
+    "ExactShuffle": ".exact_shuffling",
+    "honest_users": ".exact_shuffling",
     "gaussian_approximation": ".tradeoff",
     "GaussianApproximation": ".tradeoff",
     "grid_bracket": ".pld",
@@ -55,6 +66,8 @@ _NAMES = {
     "privacy_profile": ".composition",
     "PrivacyProfile": ".composition",
     "randomized_response_atoms": ".bounds",
+    "robust_shuffle_delta": ".exact_shuffling",
+    "robust_shuffle_epsilon": ".exact_shuffling",
     "sequential_composition": ".sequential",
     "sequential_epsilon": ".sequential",
     "SequentialPrivacy": ".sequential",
@@ -63,7 +76,10 @@ _NAMES = {
     "shuffle_to_ldp": ".amplification",
     "ShuffleBound": ".amplification",
     "ShuffleDelta": ".amplification",
+    "subsample": ".exact_subsampling",
     "subsampled": ".amplification",
+    "SubsampledPrivacy": ".exact_subsampling",
+    "subsampling_privacy": ".exact_subsampling",
     "tensor_power": ".tradeoff",
     "tensor_product": ".tradeoff",
     "tradeoff_curve": ".tradeoff",
