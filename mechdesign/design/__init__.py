@@ -12,13 +12,16 @@ _NAMES = {
     "EstimationVariance": ".objectives",
     "ExpectedLoss": ".objectives",
     "FeasibleSet": ".program",
+    "MinimaxLoss": ".objectives",
     "MutualInformation": ".objectives",
     "Objective": ".objectives",
+    "PosteriorVulnerability": ".objectives",
     "Program": ".program",
     "Status": ".result",
     "SublinearUtility": ".objectives",
     "WorstCaseLoss": ".objectives",
     "grid_symmetries": ".symmetry",
+    "leakage_constraint": ".leakage",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

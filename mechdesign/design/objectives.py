@@ -26,6 +26,7 @@ from ..estimation.fisher import cramer_rao
 from ..estimation.inputs import as_prior
 from ..losses import check_loss
 from ..mechanism import Mechanism
+from ..privacy.leakage import g_vulnerability
 
 
 def _prior_or_uniform(prior: Any, k: int) -> np.ndarray:
@@ -176,6 +177,212 @@ class CustomObjective(Objective):
         if self.evaluate_fn is not None:
             return float(self.evaluate_fn(Q))
         return float(self.expression(cp.Constant(Q))[0].value)
+
+
+# ---------------------------------------------------------------------------- leakage
+def vulnerability_epigraph(Q: cp.Expression, prior: np.ndarray, gain: np.ndarray
+                           ) -> tuple[cp.Variable, list]:
+    r"""Epigraph variables of the posterior g-vulnerability (an LP):
+    ``t_y >= sum_x g[w, x] pi_x Q[x, y]`` for every action w and output y, so that
+    ``sum_y t_y >= V_g(pi, Q)`` with equality at ``t_y = max_w (...)``.
+
+    ``gain`` must be non-negative (the callers pass it in unit range); ``t`` is boxed in
+    ``[0, max_w sum_x g[w, x] pi_x]``, which holds every ``t_y = max_w (...)`` (``Q <= 1``):
+    the box cuts no feasible Q and gives the dual bound a finite box
+    (``docs/certificates.md``). When ``Q`` holds a value (a user constraint re-checked on
+    the returned matrix), ``t`` is given its tight value, so the constraints' violations
+    are those of the leakage itself."""
+    A = gain * prior[None, :]
+    m = Q.shape[1]
+    hi = float(A.sum(axis=1).max())
+    t = cp.Variable(m, name="vulnerability", bounds=[0.0, hi])
+    if Q.value is not None:  # a constraint re-checked on a matrix: t at its tight value
+        t.value = np.clip((A @ np.asarray(Q.value)).max(axis=0), 0.0, hi)
+    return t, [A @ Q <= np.ones((A.shape[0], 1)) @ cp.reshape(t, (1, m), order="F")]
+
+
+def gain_or_identity(gain: Any, k: int) -> np.ndarray:
+    """The gain matrix (rows: actions, columns: the k inputs), checked; None: identity."""
+    if gain is None:
+        return np.eye(k)
+    g = as_float_matrix(gain, "gain")
+    if g.shape[1] != k:
+        raise InvalidParameterError(
+            f"gain must have one column per input ({k}), got shape {g.shape} (rows are the "
+            "adversary's actions w, columns the secrets x)")
+    return g
+
+
+@dataclass(frozen=True, repr=False)
+class PosteriorVulnerability(Objective):
+    r"""Posterior g-vulnerability of the inputs (the adversary's expected gain after seeing
+    the output), minimised: an LP through epigraph variables (``docs/formulations.md``,
+    "Leakage"),
+
+    .. math:: V_g(\pi, Q) = \sum_y \max_w \sum_x \pi_x Q[x, y]\, g[w, x]
+              = \min \Big\{ \sum_y t_y : t_y \ge \sum_x g[w, x] \pi_x Q[x, y]\ \forall w, y
+              \Big\}.
+
+    ``gain=None`` is the identity: Bayes vulnerability, the probability of guessing the
+    input in one try (multiplicative Bayes leakage = value / ``max(prior)``). Every
+    mechanism has ``V_g(pi, Q) >= V_g(pi)``, attained by a constant mechanism: the objective
+    is informative together with a utility constraint (``constraints=``), e.g. an expected
+    loss at most a budget. Measures: :func:`mechdesign.privacy.g_vulnerability`.
+
+    Parameters
+    ----------
+    prior : array_like
+        The prior on the inputs.
+    gain : array_like, optional
+        Rows: the adversary's actions w, columns: the inputs x (any finite reals; the
+        solver sees ``(g - min g) / (max g - min g)``, and ``V_g`` is affine in g with unit
+        weight, so the value is reported in g's units).
+    """
+
+    prior: Any = field(compare=False)
+    gain: Any = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        p = np.asarray(self.prior, dtype=float)
+        object.__setattr__(self, "prior", as_prior(p, p.size))
+        object.__setattr__(self, "gain", gain_or_identity(self.gain, len(self.prior)))
+
+    @property
+    def n_inputs(self) -> int:
+        return len(self.prior)
+
+    def expression(self, Q: cp.Expression) -> tuple[cp.Expression, list]:
+        unit, _, _ = unit_range(self.gain)
+        t, cons = vulnerability_epigraph(Q, self.prior, unit)
+        return cp.sum(t), cons
+
+    def scaling(self) -> tuple[float, float]:
+        return unit_range(self.gain)[1:]
+
+    def evaluate(self, Q: np.ndarray) -> float:
+        return float(g_vulnerability(self.gain, self.prior, Q))
+
+
+@dataclass(frozen=True, repr=False)
+class MinimaxLoss(Objective):
+    r"""The expected loss at the worst prior of a set, minimised (minimax estimation over
+    priors):
+
+    .. math:: \max_{\pi \in \Pi} \sum_x \pi_x \sum_y Q[x, y] L[x, y],
+
+    for ``Pi`` a finite set of priors (``priors``, rows) or the priors between ``lower`` and
+    ``upper`` entrywise (a box cut by the simplex). Both are LPs (``docs/formulations.md``,
+    "Minimax over priors"): the finite set through one epigraph variable, the box through
+    the LP dual of the inner maximum. The whole simplex (``lower=0, upper=1``) gives
+    :class:`WorstCaseLoss`. Exact and certified like the other LPs.
+
+    Parameters
+    ----------
+    loss : array_like
+        The ``(k, m)`` loss matrix.
+    priors : array_like, optional
+        ``(r, k)``: one prior per row.
+    lower, upper : array_like or float, optional
+        Entrywise bounds of the box (defaults 0 and 1 when the other is given); the box
+        must meet the simplex: ``0 <= lower <= upper <= 1``, ``sum lower <= 1 <= sum upper``.
+    """
+
+    loss: Any = field(compare=False)
+    priors: Any = field(default=None, compare=False)
+    lower: Any = field(default=None, compare=False)
+    upper: Any = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        L = check_loss(self.loss)
+        object.__setattr__(self, "loss", L)
+        k = L.shape[0]
+        box = self.lower is not None or self.upper is not None
+        if (self.priors is None) == (not box):
+            raise InvalidParameterError(
+                "MinimaxLoss needs either priors (a finite set, one per row) or lower/upper "
+                "bounds (a box of priors), not both")
+        if self.priors is not None:
+            P = np.atleast_2d(np.asarray(self.priors, dtype=float))
+            if P.ndim != 2 or P.shape[1] != k:
+                raise InvalidParameterError(
+                    f"priors must have shape (r, {k}) (one prior per row), got {P.shape}")
+            object.__setattr__(self, "priors", np.array(
+                [as_prior(p, k, f"priors[{i}]") for i, p in enumerate(P)]))
+            return
+        lo = self._bound(self.lower, 0.0, "lower", k)
+        hi = self._bound(self.upper, 1.0, "upper", k)
+        if (lo > hi).any():
+            i = int(np.argmax(lo > hi))
+            raise InvalidParameterError(
+                f"lower[{i}] = {float(lo[i])!r} exceeds upper[{i}] = {float(hi[i])!r}")
+        if lo.sum() > 1 + 1e-12 or hi.sum() < 1 - 1e-12:
+            raise InvalidParameterError(
+                f"the box of priors is empty: sum(lower) = {lo.sum()!r} and sum(upper) = "
+                f"{hi.sum()!r} must bracket 1")
+        object.__setattr__(self, "lower", lo)
+        object.__setattr__(self, "upper", hi)
+
+    @staticmethod
+    def _bound(value: Any, default: float, name: str, k: int) -> np.ndarray:
+        try:
+            arr = np.array(default if value is None else value, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise InvalidParameterError(f"{name} is not numeric: {exc}") from None
+        if arr.ndim == 0:
+            arr = np.full(k, float(arr))
+        if arr.shape != (k,):
+            raise InvalidParameterError(f"{name} must be a number or have shape ({k},), "
+                                        f"got {arr.shape}")
+        bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
+        if bad.any():
+            raise InvalidParameterError(
+                f"{name} entries must lie in [0, 1], got {float(arr[bad][0])!r}")
+        return arr
+
+    @property
+    def n_inputs(self) -> int:
+        return self.loss.shape[0]
+
+    @property
+    def n_outputs(self) -> int:
+        return self.loss.shape[1]
+
+    def expression(self, Q: cp.Expression) -> tuple[cp.Expression, list]:
+        # r_x = sum_y Q[x, y] L'[x, y] lies in [0, 1] in unit range
+        unit, _, _ = unit_range(self.loss)
+        r = cp.sum(cp.multiply(unit, Q), axis=1)
+        if self.priors is not None:
+            z = cp.Variable(name="minimax", bounds=[0.0, 1.0])
+            return z, [self.priors @ r <= z]
+        # max {pi . r : lower <= pi <= upper, sum pi = 1} by LP duality: the minimum of
+        # nu + upper . a - lower . b over nu + a - b >= r, a, b >= 0; an optimal point has
+        # nu a threshold among the r_x and a = (r - nu)+, b = (nu - r)+: all in [0, 1]
+        k = self.n_inputs
+        nu = cp.Variable(name="minimax_threshold", bounds=[0.0, 1.0])
+        a = cp.Variable(k, name="minimax_above", bounds=[0.0, 1.0])
+        b = cp.Variable(k, name="minimax_below", bounds=[0.0, 1.0])
+        return nu + self.upper @ a - self.lower @ b, [nu + a - b >= r]
+
+    def scaling(self) -> tuple[float, float]:
+        return unit_range(self.loss)[1:]
+
+    def worst_prior(self, Q: np.ndarray) -> np.ndarray:
+        """The prior of the set at which ``Q``'s expected loss is largest (for a box: the
+        lower bounds, then the rest of the mass to the largest row losses, up to the upper
+        bounds)."""
+        r = (Q * self.loss).sum(axis=1)
+        if self.priors is not None:
+            return self.priors[int(np.argmax(self.priors @ r))].copy()
+        pi = self.lower.copy()
+        left = 1.0 - pi.sum()
+        for x in np.argsort(-r, kind="stable"):
+            add = min(self.upper[x] - pi[x], max(left, 0.0))
+            pi[x] += add
+            left -= add
+        return pi
+
+    def evaluate(self, Q: np.ndarray) -> float:
+        return float(self.worst_prior(Q) @ (Q * self.loss).sum(axis=1))
 
 
 # ---------------------------------------------------------------------------- information
