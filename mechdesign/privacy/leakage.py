@@ -47,7 +47,7 @@ Kind = Literal["multiplicative", "additive"]
 MAX_ADDITIVE_CAPACITY_WORK = 2 ** 26
 """Largest ``2^k * m`` (subsets of inputs times outputs) of :func:`bayes_capacity` with
 ``kind="additive"``: its maximum is over the uniform priors of every subset of inputs
-(computing it is NP-hard in general, Alvim et al. 2020, s.7.5); 2^20 subsets x 64 outputs
+(computing it is NP-hard in general, Alvim et al. 2020, chapter 7); 2^20 subsets x 64 outputs
 take about a second."""
 
 
@@ -137,7 +137,7 @@ def bayes_vulnerability(prior: Any, mechanism: Any = None) -> Number:
     References
     ----------
     G. Smith, "On the foundations of quantitative information flow", FoSSaCS 2009;
-    Alvim et al., "The Science of Quantitative Information Flow", 2020, Defs 2.3 and 5.8.
+    Alvim et al., "The Science of Quantitative Information Flow", 2020, chapters 2 and 5.
     """
     pi, C, _, exact = _inputs(prior, mechanism)
     if C is None:
@@ -170,7 +170,7 @@ def bayes_leakage(mechanism: Any, prior: Any, kind: Kind = "multiplicative") -> 
 
     References
     ----------
-    Alvim et al. 2020, Def 5.11.
+    Alvim et al. 2020, chapter 5.
     """
     _check_kind(kind)
     pi, C, _, exact = _inputs(prior, mechanism)
@@ -209,7 +209,7 @@ def bayes_capacity(mechanism: Any, kind: Kind = "multiplicative") -> Number:
     r"""Bayes capacity: the largest Bayes leakage of ``mechanism`` over all priors.
 
     Multiplicative (default), attained at the uniform prior (Braun, Chatzikokolakis,
-    Palamidessi 2009; Alvim et al. 2020, Thm 7.2):
+    Palamidessi 2009; Alvim et al. 2020, chapter 7):
 
     .. math:: \mathcal{ML}^\times(C) = \max_\pi \mathcal L^\times(\pi, C)
               = \sum_y \max_x C[x, y].
@@ -374,7 +374,7 @@ def g_vulnerability(gain: Any, prior: Any, mechanism: Any = None) -> Number:
     References
     ----------
     M. S. Alvim, K. Chatzikokolakis, C. Palamidessi, G. Smith, "Measuring information
-    leakage using generalized gain functions", CSF 2012; Alvim et al. 2020, Defs 3.2, 5.8.
+    leakage using generalized gain functions", IEEE CSF 2012; Alvim et al. 2020, chapters 3 and 5.
     """
     pi, C, g, exact = _inputs(prior, mechanism, gain)
     if C is None:
@@ -390,10 +390,10 @@ def g_leakage(gain: Any, mechanism: Any, prior: Any, kind: Kind = "multiplicativ
               \mathcal L_g^+ = V_g(\pi, C) - V_g(\pi).
 
     The additive leakage is defined for every gain; the multiplicative one needs
-    non-negative gains and ``V_g(pi) > 0`` (Alvim et al. 2020, s.5.1), and raises
+    non-negative gains and ``V_g(pi) > 0`` (Alvim et al. 2020, chapter 5), and raises
     :class:`~mechdesign.errors.InvalidParameterError` otherwise. For non-negative gains it
     never exceeds the multiplicative Bayes capacity (the "miracle" theorem, Alvim et al.
-    2012, Thm 6.2; 2020, Thm 7.5).
+    2012; 2020, chapter 7; tested).
 
     Parameters
     ----------
