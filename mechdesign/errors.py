@@ -51,3 +51,7 @@ class SolverFailedError(DesignError):
 
 class UncertifiedDesignError(DesignError):
     """The solver's mechanism misses the privacy target and could not be repaired."""
+
+
+class MissingDependencyError(MechdesignError, ImportError):
+    """An optional package that a function needs is not installed; the message names it."""

@@ -9,7 +9,10 @@
 * :mod:`.amplification` (shuffling, subsampling; bounds), :mod:`.exact_subsampling` and
   :mod:`.exact_shuffling` (the exact privacy of subsampled and shuffled finite randomizers,
   robust shuffle privacy) and :mod:`.sequential` (sequential and group
-  privacy).
+  privacy);
+* :mod:`.renyi`: Rényi DP curves and zCDP of finite mechanisms and their conversion to
+  (epsilon, delta) bounds, for RDP accountants; :mod:`.dp_events`: a mechanism as an event
+  of ``dp_accounting`` (optional).
 """
 
 from .._lazy import lazy_exports
@@ -43,6 +46,7 @@ _NAMES = {
     "delta_from_tradeoff": ".tradeoff",
     "epsilon_composed": ".composition",
     "epsilon_of_tradeoff": ".tradeoff",
+    "epsilon_rdp": ".renyi",
     "exact_shuffle_delta": ".exact_shuffling",
     "exact_shuffle_epsilon": ".exact_shuffling",
     "ExactShuffle": ".exact_shuffling",
@@ -66,6 +70,13 @@ _NAMES = {
     "privacy_profile": ".composition",
     "PrivacyProfile": ".composition",
     "randomized_response_atoms": ".bounds",
+    "randomized_response_noise": ".dp_events",
+    "rdp_to_dp": ".renyi",
+    "RDPConversion": ".renyi",
+    "renyi_curve": ".renyi",
+    "renyi_divergence": ".renyi",
+    "renyi_epsilon": ".renyi",
+    "RenyiCurve": ".renyi",
     "robust_shuffle_delta": ".exact_shuffling",
     "robust_shuffle_epsilon": ".exact_shuffling",
     "sequential_composition": ".sequential",
@@ -81,6 +92,7 @@ _NAMES = {
     "SubsampledPrivacy": ".exact_subsampling",
     "subsampling_privacy": ".exact_subsampling",
     "tensor_power": ".tradeoff",
+    "to_dp_event": ".dp_events",
     "tensor_product": ".tradeoff",
     "tradeoff_curve": ".tradeoff",
     "tradeoff_dp": ".tradeoff",
@@ -91,6 +103,8 @@ _NAMES = {
     "tradeoff_pessimistic": ".belief_tradeoff",
     "tradeoff_sldp": ".belief_tradeoff",
     "TradeoffCurve": ".tradeoff",
+    "ZCDP": ".renyi",
+    "zcdp_rho": ".renyi",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)
