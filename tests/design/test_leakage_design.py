@@ -310,3 +310,16 @@ def test_a_budget_whose_prior_does_not_fit_the_design_is_refused():
                             constraints={"leakage": leakage_constraint(1.2, [0.5, 0.5])})
     with pytest.raises(InvalidParameterError, match="2 entries for 3 inputs"):
         problem.solve()
+
+
+@pytest.mark.parametrize(("k", "eps"), [(2, 0.5), (3, 1.0), (4, 2.0)])
+def test_maximising_bayes_vulnerability_is_a_sublinear_utility(k, eps):
+    # the adversary's best guessing probability over eps-LDP mechanisms at the uniform prior
+    # is the capacity bound / k (k-RR): staircase LP of mu(q) = max_x q_x / k
+    from mechdesign.design import SublinearUtility
+    from mechdesign.privacy import ldp_capacity_bound
+
+    res = DesignProblem(LDP(eps), SublinearUtility(lambda S: S.max(axis=0) / k, k)).solve()
+    assert res.value == pytest.approx(ldp_capacity_bound(eps, k) / k, rel=1e-9)
+    assert bayes_vulnerability(np.full(k, 1 / k), res.mechanism) == pytest.approx(
+        res.value, rel=1e-12)
