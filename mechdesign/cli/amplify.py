@@ -20,25 +20,40 @@ def _dump(records: list[dict]) -> None:
 
 
 def cmd_shuffle(args: argparse.Namespace) -> int:
-    from ..accounting import shuffle_epsilon
+    from ..accounting import exact_shuffle_epsilon, robust_shuffle_epsilon
     from ..privacy import epsilon_ldp
 
     if (args.source is None) == (args.epsilon0 is None):
         raise InvalidParameterError("give either a mechanism (NAME key=value ... or a file) "
                                     "or --epsilon0, not both")
+    if args.exact and args.source is None:
+        raise InvalidParameterError("--exact needs a mechanism (NAME key=value ... or a file): "
+                                    "the exact shuffle is of a finite randomizer")
+    mech = None
     if args.source is not None:
-        eps0 = epsilon_ldp(ordinary(resolve_mechanism(args.source, args.params)))
+        mech = ordinary(resolve_mechanism(args.source, args.params))
+        eps0 = epsilon_ldp(mech)
     else:
         if args.params:
             raise InvalidParameterError(f"parameters {args.params!r} need a mechanism name")
         eps0 = args.epsilon0
     methods = SHUFFLE_METHODS if args.method == "all" else (args.method,)
-    results = [shuffle_epsilon(eps0, args.n, args.delta, method) for method in methods]
+    results = [robust_shuffle_epsilon(eps0, args.n, args.delta, args.gamma, method)
+               for method in methods]
+    exact = (exact_shuffle_epsilon(mech, args.n, args.delta, gamma=args.gamma)
+             if args.exact else None)
     if args.json:
-        _dump([asdict(r) for r in results])
+        records = [asdict(r) for r in results]
+        if exact is not None:
+            records.append({"method": "exact", **asdict(exact)})
+        _dump(records)
         return 0
-    print(f"{args.n} users, each {fmt(eps0)}-LDP, reports shuffled; delta = {fmt(args.delta)}")
+    honest = results[0].n
+    who = f"{args.n} users" if honest == args.n else f"{honest} honest users of {args.n}"
+    print(f"{who}, each {fmt(eps0)}-LDP, reports shuffled; delta = {fmt(args.delta)}")
     rows = []
+    if exact is not None:
+        rows.append(("exact", fmt(exact.epsilon), "", "", "this randomizer, worst datasets"))
     for r in results:
         bracket = f"[{fmt(r.lower)}, {fmt(r.upper)}]" if r.method == "numeric" else ""
         flags = []
@@ -96,6 +111,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--n", type=positive_int, required=True, help="number of users (1e5 accepted)")
     s.add_argument("--delta", type=float, required=True, help="target delta")
     s.add_argument("--method", choices=(*SHUFFLE_METHODS, "all"), default="numeric")
+    s.add_argument("--gamma", type=float, default=1.0,
+                   help="robust shuffle privacy: at least this fraction of the users is honest "
+                        "(the reports of ceil(gamma n) users are shuffled; default 1)")
+    s.add_argument("--exact", action="store_true",
+                   help="also the exact epsilon of this randomizer's shuffled histogram "
+                        "(small n; needs a mechanism)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
     s.set_defaults(func=cmd_shuffle)
 

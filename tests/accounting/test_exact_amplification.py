@@ -408,3 +408,26 @@ def test_exact_shuffle_epsilon_below_clone_bound_binary(eps0, n, delta):
     r = exact_shuffle_epsilon(md.randomized_response(2, eps0), n, delta)
     assume(math.isfinite(r.clone_bound))
     assert r.epsilon <= r.clone_bound + 1e-9
+
+
+# =========================================================================== CLI
+def test_cli_amplify_shuffle_exact(capsys):
+    import json
+
+    from mechdesign.cli.main import main
+
+    argv = ["amplify", "shuffle", "randomized_response", "k=2", "epsilon=1", "--n", "50",
+            "--delta", "1e-6", "--exact", "--gamma", "0.5"]
+    assert main([*argv, "--json"]) == 0
+    out = {r["method"]: r for r in json.loads(capsys.readouterr().out)}
+    rr = md.randomized_response(2, 1.0)
+    assert out["exact"]["epsilon"] == exact_shuffle_epsilon(rr, 50, 1e-6, gamma=0.5).epsilon
+    assert out["exact"]["honest"] == 25 and out["numeric"]["n"] == 25
+    assert out["numeric"]["epsilon"] == shuffle_epsilon(epsilon_ldp(rr), 25, 1e-6).epsilon
+    assert out["exact"]["epsilon"] <= out["numeric"]["epsilon"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "25 honest users of 50" in text and "exact" in text
+    assert main(["amplify", "shuffle", "--epsilon0", "1", "--n", "5", "--delta", "0.1",
+                 "--exact"]) == 2
+    assert "--exact needs a mechanism" in capsys.readouterr().err
