@@ -262,7 +262,7 @@ def check_pairs(pairs: Any, name: str = "pairs") -> tuple[Pair, ...]:
         pair: tuple = ()
         if not isinstance(item, str | bytes) and hasattr(item, "__iter__"):
             pair = tuple(v.item() if isinstance(v, np.generic) else v for v in item)
-        if len(pair) != 2 or not all(is_hashable(v) for v in pair):
+        if len(pair) != 2 or not all(is_hashable(v) and not isinstance(v, bool) for v in pair):
             raise InvalidParameterError(
                 f"{name} item {item!r} is not a pair [x, x'] of input labels or indices")
         out.append(pair)
@@ -327,20 +327,26 @@ def neighbour_pairs(inputs: Sequence, pairs: Any = None, graph: Any = None
     else:
         given = check_pairs(pairs)
         values = [w for p in given for w in p]
+
+        def is_index(w: Any) -> bool:
+            return isinstance(w, numbers.Integral) and 0 <= w < k
+
+        for w in values:
+            if w not in index and not is_index(w):
+                raise InvalidParameterError(
+                    f"pairs value {w!r} is neither an input label nor a row index "
+                    f"0..{k - 1}; the inputs are {tuple(inputs)[:10]!r}")
         if all(w in index for w in values):
             rows = [(index[a], index[b]) for a, b in given]
-        else:
+        else:  # some value is no label: every value must be a row index, meaning itself
             for w in values:
-                if (isinstance(w, bool) or not isinstance(w, numbers.Integral)
-                        or not 0 <= w < k):
+                if not is_index(w) or (w in index and index[w] != w):
+                    what = (f"{w!r} is the label of row {index[w]}" if w in index
+                            else f"{w!r} is not a row index")
                     raise InvalidParameterError(
-                        f"pairs value {w!r} is neither an input label nor a row index "
-                        f"0..{k - 1}; the inputs are {tuple(inputs)[:10]!r}")
-                if w in index and index[w] != w:
-                    raise InvalidParameterError(
-                        f"pairs are ambiguous: {w!r} is the label of row {index[w]} but the "
-                        "values are read as row indices (some value is not a label); give "
-                        "every pair as labels, or every pair as indices of unlabelled inputs")
+                        f"pairs are ambiguous: {what}, but the values are read as row "
+                        "indices (some value is not a label); give every pair as labels, "
+                        "or every pair as row indices")
             rows = [(int(a), int(b)) for a, b in given]
     unique = sorted({(min(a, b), max(a, b)) for a, b in rows if a != b})
     if not unique:

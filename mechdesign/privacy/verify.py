@@ -224,6 +224,8 @@ def _resolve(notion: Any, epsilon: Any, delta: Any, distance: Any, relation: dic
             params["epsilon"] = check_epsilon(epsilon)
         if delta != 0.0:
             params["delta"] = check_delta(delta)
+        elif notion.strip().lower().replace("-", "_") == "approx_ldp":
+            params["delta"] = 0.0  # a parameter it needs (the others refuse a delta)
         notion = Notion.from_name(notion, **params)
     elif not isinstance(notion, Notion):
         raise InvalidParameterError(
