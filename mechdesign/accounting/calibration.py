@@ -755,8 +755,9 @@ def calibrate_subsampling(free: Literal["p", "epsilon0"], *, target_epsilon: flo
 
     (``expm1``/``log1p``). The answer is the double at which the forward computation, as
     evaluated in floating point, meets the target and the next double does not, found by
-    bisection on the doubles; it agrees with the closed form to a few ulps (the note gives
-    the closed form's value).
+    bisection on the doubles; it agrees with the closed form (given in the note) up to the
+    rounding of the forward computation, a few ulps of the target epsilon carried to the
+    parameter.
 
     ``free="p"`` (``epsilon0`` given): largest p in ``[0, 1]``.
     ``free="epsilon0"`` (``p`` given): largest eps0 in ``[0, inf]`` (inf when ``p = 0``).
