@@ -174,8 +174,8 @@ def test_identity_gain_is_bayes_and_the_miracle_theorem(C, seed):
     assert g_vulnerability(eye, prior, C) == pytest.approx(
         bayes_vulnerability(prior, C), rel=1e-14)
     assert g_leakage(eye, C, prior) == pytest.approx(bayes_leakage(C, prior), rel=1e-14)
-    # the "miracle" theorem (Alvim et al. 2012; 2020, chapter 7): for every non-negative gain and every prior the
-    # multiplicative g-leakage is at most the multiplicative Bayes capacity
+    # the "miracle" theorem (Alvim et al. 2012; 2020, chapter 7): for every non-negative
+    # gain and every prior the multiplicative g-leakage is at most the Bayes capacity
     gain = rng.exponential(size=(rng.integers(1, 6), k)) * (rng.random((1, k)) < 0.8)
     gain[0] += 0.1  # V_g(pi) > 0
     assert g_leakage(gain, C, prior) <= bayes_capacity(C) * (1 + 1e-12)
