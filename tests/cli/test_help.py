@@ -19,7 +19,8 @@ from mechdesign.cli import compose as compose_cli
 from mechdesign.cli.main import main
 
 HEAVY = ("cvxpy", "networkx", "scipy.stats", "matplotlib")
-COMMANDS = ("check", "solve", "frontier", "compare-warner", "tradeoff", "compose", "amplify")
+COMMANDS = ("check", "solve", "frontier", "compare-warner", "tradeoff", "compose", "amplify",
+            "calibrate")
 CLI = Path(cli.__file__).parent
 SHARED = {"output", "mechanisms"}
 """The modules every command may import (besides ``main``'s ``commands`` table)."""
