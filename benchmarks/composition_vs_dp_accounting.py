@@ -5,7 +5,12 @@ Side by side, in one run:
     exact delta at that epsilon, against dp-accounting's PLD (pessimistic and optimistic
     rounding) at value_discretization_interval 1e-4 and 1e-5: time and error;
   * the shuffle bound (FMT21 clones, exact) at n in {1e4, 1e5, 1e6}, with the closed forms;
-  * a check of dp-accounting's PLDAccountant with a count on a randomized-response event.
+  * a check of dp-accounting's PLDAccountant with a count on a randomized-response event;
+  * calibration, the inverse question: the largest epsilon of binary RR whose 1000-fold
+    composition is (1, 1e-6)-DP, by mechdesign's calibrate_composition (bisection of the
+    exact delta on the doubles) and by dp-accounting's calibrate_dp_mechanism (Brent on its
+    PLD accountant's epsilon, with the randomized-response count honoured: the stock
+    PLDAccountant composes a RandomizedResponseDpEvent once whatever the count).
 
 Run:  python benchmarks/composition_vs_dp_accounting.py      (needs dp-accounting; < 1 min)
 """
@@ -18,12 +23,14 @@ from collections.abc import Callable
 
 import dp_accounting
 from dp_accounting import dp_event
+from dp_accounting import mechanism_calibration as dp_calibration
 from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.pld import privacy_loss_distribution as pldlib
 
 import mechdesign as md
 from mechdesign.accounting.amplification import shuffle_epsilon
-from mechdesign.accounting.composition import compose, epsilon_composed
+from mechdesign.accounting.calibration import calibrate_composition
+from mechdesign.accounting.composition import compose, delta_composed, epsilon_composed
 
 DELTA = 1e-6
 GRIDS = (1e-4, 1e-5)
@@ -96,12 +103,74 @@ def accountant_count_check() -> None:
           f"{exact:.6f};  exact single use {single:.6f}")
 
 
+class CountedRRAccountant(pld_privacy_accountant.PLDAccountant):
+    """dp-accounting's PLDAccountant with the count of a RandomizedResponseDpEvent honoured
+    (``self_compose(count)``, as its Laplace branch does); the stock class composes the
+    event once whatever the count (see accountant_count_check)."""
+
+    def _maybe_compose(self, event, count, do_compose):
+        if isinstance(event, dp_event.RandomizedResponseDpEvent) and event.num_buckets > 1 \
+                and event.noise_parameter > 0:
+            if do_compose:
+                rr = pldlib.from_randomized_response(
+                    noise_parameter=event.noise_parameter, num_buckets=event.num_buckets,
+                    value_discretization_interval=self._value_discretization_interval,
+                    neighboring_relation=self.neighboring_relation).self_compose(count)
+                self._pld = self._pld.compose(rr)
+            return None
+        return super()._maybe_compose(event, count, do_compose)
+
+
+def calibration_case(k: int = 1000, eps: float = 1.0, delta: float = DELTA) -> None:
+    def ours():
+        return calibrate_composition("randomized_response", "epsilon", target_epsilon=eps,
+                                     target_delta=delta, k=k, params={"k": 2})
+
+    t_ours, c = best_time(ours, 5)
+    print(f"\ncalibration: the largest eps0 with {k}-fold binary RR(eps0) ({eps:g}, "
+          f"{delta:g})-DP (times: best of 5 for mechdesign, of 3 (h = 1e-4) or 1 for "
+          "dp-accounting)")
+    print(f"  mechdesign calibrate_composition: eps0 = {c.value!r} (next double "
+          f"{c.infeasible!r} misses: delta {c.missed[1]!r} > {delta:g}), "
+          f"{c.evaluations} exact compositions, time {t_ours * 1e3:8.2f} ms")
+    relation = dp_accounting.NeighboringRelation.REPLACE_ONE
+
+    def event(e0):  # binary RR(e0) is RandomizedResponseDpEvent(2 / (1 + e^e0), 2)
+        rr = dp_event.RandomizedResponseDpEvent(noise_parameter=2 / (1 + math.exp(e0)),
+                                                num_buckets=2)
+        return dp_event.SelfComposedDpEvent(rr, k)
+
+    # eps0 = 0 is noise_parameter 1, which its PLD refuses: the bracket starts at 1e-4 (its
+    # default search would start at eps0 = 1, a 1000-fold PLD too wide to build quickly)
+    bracket = dp_calibration.ExplicitBracketInterval(1e-4, 0.02)
+    for h in GRIDS:
+        for tol in (None, 1e-12):
+            def theirs(h=h, tol=tol):
+                return dp_calibration.calibrate_dp_mechanism(
+                    lambda: CountedRRAccountant(relation, h), event, eps, delta, bracket,
+                    tol=tol)
+
+            t, v = best_time(theirs, 3 if h >= 1e-4 else 1)
+            exact_delta = delta_composed(md.randomized_response(2, v), eps, k).delta
+            print(f"  dp-accounting PLD h={h:g}, tol={tol or 1e-6:g}: eps0 = {v!r} (rel. error "
+                  f"{(v - c.value) / c.value:+.3e}; its exact delta {exact_delta:.3e}), "
+                  f"time {t * 1e3:8.2f} ms   ratio {t / t_ours:7.1f}x")
+    stock = dp_calibration.calibrate_dp_mechanism(
+        lambda: pld_privacy_accountant.PLDAccountant(relation), event, eps, delta,
+        dp_calibration.LowerEndpointAndGuess(1e-4, 1.0))
+    single = calibrate_composition("randomized_response", "epsilon", target_epsilon=eps,
+                                   target_delta=delta, k=1, params={"k": 2}).value
+    print(f"  stock PLDAccountant (count ignored): eps0 = {stock:.6f}; exact for ONE use: "
+          f"{single:.6f}")
+
+
 def main() -> None:
     start = time.perf_counter()
     composition_case("case 1", 2, 0.1, 1000)
     composition_case("case 2", 10, 1.0, 50)
     shuffle_cases()
     accountant_count_check()
+    calibration_case()
     print(f"\ntotal {time.perf_counter() - start:.1f} s")
 
 
