@@ -98,8 +98,10 @@ def to_dp_event(mechanism: Any, k: int = 1, *, zcdp: bool = False) -> Any:
       for every relation, looser than the exact curve); otherwise a typed error, because
       ``dp_accounting`` (0.6) has no event for a general finite matrix.
 
-    ``k > 1`` wraps the event in ``SelfComposedDpEvent(event, k)``. ``dp_accounting`` is an
-    optional dependency, imported here only.
+    ``k > 1`` wraps the event in ``SelfComposedDpEvent(event, k)``. Use the RDP accountant:
+    dp_accounting 0.6's PLD accountant composes ``RandomizedResponseDpEvent`` once whatever
+    the count (1000 uses of RR(0.1) read eps 0.1 at delta 1e-6; the exact value is 19.34).
+    ``dp_accounting`` is an optional dependency, imported here only.
 
     Parameters
     ----------

@@ -12,7 +12,7 @@ order (k uses: ``k eps(alpha)``, exactly, since the divergence of product distri
 the sum), which is what RDP accountants (Opacus, autodp, dp_accounting) do; this module gives
 them the exact curve of a mechdesign randomizer, its zCDP parameter
 ``rho = sup_{alpha > 1} eps(alpha) / alpha`` (Bun and Steinke 2016), and the conversion of a
-curve to an (epsilon, delta) BOUND. Derivations and references: ``docs/accounting.md`` s.7.
+curve to an (epsilon, delta) BOUND. Derivations and references: ``docs/accounting.md`` s.10.
 """
 
 from __future__ import annotations
@@ -493,7 +493,7 @@ def zcdp_rho(mechanism: Any, *, pairs: Iterable | None = None, rtol: float = 1e-
     References
     ----------
     M. Bun, T. Steinke, "Concentrated Differential Privacy: Simplifications, Extensions,
-    and Lower Bounds", TCC 2016 (Definition 1.1; Proposition 1.4: eps-DP implies
+    and Lower Bounds", TCC 2016 (zCDP through Rényi divergences; pure eps-DP implies
     ``eps^2/2``-zCDP). Every eps-LDP pair is a post-processing of binary randomized
     response (Kairouz, Oh and Viswanath 2015), so by data processing
     ``rho <= eps tanh(eps/2) <= eps^2/2``.

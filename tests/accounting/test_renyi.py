@@ -40,15 +40,15 @@ def mp_renyi(P, Q, a):
     sp, sq = mp.fsum(P), mp.fsum(Q)
     P, Q = [x / sp for x in P], [x / sq for x in Q]
     if a == math.inf:
-        return max(mp.log(p / q) if q > 0 else mp.inf for p, q in zip(P, Q) if p > 0)
+        return max(mp.log(p / q) if q > 0 else mp.inf for p, q in zip(P, Q, strict=True) if p > 0)
     a = mp.mpf(a)
     if a == 1:
-        if any(p > 0 and q == 0 for p, q in zip(P, Q)):
+        if any(p > 0 and q == 0 for p, q in zip(P, Q, strict=True)):
             return mp.inf
-        return mp.fsum(p * mp.log(p / q) for p, q in zip(P, Q) if p > 0)
-    if a > 1 and any(p > 0 and q == 0 for p, q in zip(P, Q)):
+        return mp.fsum(p * mp.log(p / q) for p, q in zip(P, Q, strict=True) if p > 0)
+    if a > 1 and any(p > 0 and q == 0 for p, q in zip(P, Q, strict=True)):
         return mp.inf
-    s = mp.fsum(p ** a * q ** (1 - a) for p, q in zip(P, Q) if p > 0 and q > 0)
+    s = mp.fsum(p ** a * q ** (1 - a) for p, q in zip(P, Q, strict=True) if p > 0 and q > 0)
     return mp.inf if s == 0 else mp.log(s) / (a - 1)
 
 
@@ -107,7 +107,7 @@ def test_mpmath_extreme_entries_and_orders():
     ]
     for P, Q in cases:
         got = renyi_divergence(P, Q, ALPHAS)
-        for a, g in zip(ALPHAS, got):
+        for a, g in zip(ALPHAS, got, strict=True):
             ref = mp_renyi(P, Q, a)
             assert close(float(g), ref, rel=5e-14), (P, Q, a, g, ref)
 
@@ -117,7 +117,7 @@ def test_mpmath_extreme_entries_and_orders():
 def test_against_mpmath_random(M):
     P, Q = M
     got = renyi_divergence(P, Q, ALPHAS)
-    for a, g in zip(ALPHAS, got):
+    for a, g in zip(ALPHAS, got, strict=True):
         ref = mp_renyi(P, Q, a)
         assert close(float(g), ref, rel=5e-14), (a, g, ref)
 
@@ -142,7 +142,7 @@ def test_support_conventions():
 @given(stochastic_matrices(rows=(2, 2), cols=(2, 5)),
        st.lists(st.floats(0.0, 1e4), min_size=2, max_size=6))
 def test_monotone_in_alpha(M, alphas):
-    a = np.sort(np.array(alphas + [1.0, math.inf]))
+    a = np.sort(np.array([*alphas, 1.0, math.inf]))
     d = renyi_divergence(M[0], M[1], a)
     finite = d[np.isfinite(d)]
     assert np.all(np.diff(finite) >= -1e-13 * np.maximum(finite[1:], 1e-300) - 1e-300)
@@ -189,7 +189,7 @@ def test_additive_over_products():
 def test_worst_pairs_and_pairs_argument():
     m = md.Mechanism([[0.7, 0.2, 0.1], [0.2, 0.7, 0.1], [0.1, 0.1, 0.8]])
     curve = renyi_curve(m, [1.0, 2.0, math.inf])
-    for a, e, (x, xp) in zip(curve.alphas, curve.epsilons, curve.worst_pairs):
+    for a, e, (x, xp) in zip(curve.alphas, curve.epsilons, curve.worst_pairs, strict=True):
         assert e == renyi_divergence(m.matrix[x], m.matrix[xp], a)
         brute = max(renyi_divergence(m.matrix[i], m.matrix[j], a)
                     for i in range(3) for j in range(3) if i != j)
@@ -386,5 +386,5 @@ def test_bad_input_names_the_value(call, needle):
 def test_bad_mechanisms():
     with pytest.raises(InvalidMechanismError, match="2 inputs"):
         renyi_epsilon([[0.5, 0.5]], 2.0)
-    with pytest.raises(InvalidMechanismError, match="-0.5"):
+    with pytest.raises(InvalidMechanismError, match=r"-0\.5"):
         renyi_epsilon([[1.5, -0.5], [0.5, 0.5]], 2.0)
