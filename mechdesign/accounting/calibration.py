@@ -507,8 +507,8 @@ def calibrate_composition(mechanism: Any, free: str = "epsilon", *, target_epsil
         of ``epsilon`` are ``[0, max_epsilon]`` of the catalog
         (:func:`~mechdesign.catalog.max_epsilon`). The search assumes the guarantee is
         monotone in the parameter on the bounds; that holds when the family is ordered by
-        garbling (the less private mechanism is a post-processing of the more private one,
-        as k-ary randomized response and unary encoding are in epsilon), because
+        garbling (the more private mechanism is a post-processing of the less private one,
+        as k-ary randomized response and symmetric unary encoding are in epsilon), because
         post-processing each use of a composition cannot raise its delta. The direction
         is read from the ends (the target met at the low end only: the largest value;
         at the high end only: the smallest), and ``check_monotone`` evaluates three more
