@@ -202,6 +202,21 @@ def test_other_parameter_direction_read_from_the_ends():
     assert 1.0 - c.value == pytest.approx(rr_epsilon(3, 1.0, 1e-6).value, rel=1e-12)
 
 
+@pytest.mark.parametrize("family, a, b", [
+    (lambda e: md.randomized_response(2, e), 0.3, 0.31),
+    (lambda e: md.randomized_response(5, e), 0.1, 2.0),
+    (lambda e: md.catalog.unary_encoding(3, e), 0.5, 1.5),
+    (md.warner, 0.6, 0.9),
+])
+def test_calibrated_families_are_garbling_ordered(family, a, b):
+    # the monotonicity calibration relies on (docs s.11): the more private member is a
+    # post-processing of the less private one (Blackwell, an LP), not the other way round
+    assert md.is_garbling_of(family(a), family(b))
+    assert not md.is_garbling_of(family(b), family(a))
+    # so a composition's delta grows with the parameter
+    assert delta_composed(family(a), 0.2, 4).delta <= delta_composed(family(b), 0.2, 4).delta
+
+
 def test_not_monotone_is_refused():
     def bumpy(x):  # epsilon x, except 0 on (1, 2): met on [0, 0.5] and on (1, 2)
         return md.randomized_response(2, 0.0 if 1 < x < 2 else x)
