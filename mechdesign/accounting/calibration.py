@@ -203,9 +203,19 @@ def _search_real(pred: _Predicate, lo: float, hi: float, xtol: float
             f"and {pred.gives(hi)} (if it is met inside the range, the guarantee is not "
             f"monotone in {pred.name} there: give bounds on which it is)")
     good, bad = (lo, hi) if at_lo else (hi, lo)
-    while abs(_key(good) - _key(bad)) > 1 and abs(good - bad) > xtol:
-        mid = _from_key((_key(good) + _key(bad)) // 2)
-        if pred.meets(mid):
+    g, b = _narrow(pred, _key(good), _key(bad), _from_key,
+                   lambda g, b: abs(_from_key(g) - _from_key(b)) <= xtol)
+    return _from_key(g), _from_key(b)
+
+
+def _narrow(pred: _Predicate, good: int, bad: int, value: Callable[[int], Any],
+            close: Callable[[int, int], bool] = lambda g, b: False) -> tuple[int, int]:
+    """Bisect the integers between ``good`` (whose ``value`` meets the target) and ``bad``
+    (whose does not) until they are adjacent or ``close``: the one search behind the real
+    (``value`` maps a double's bit-pattern key back to it) and the integer parameters."""
+    while abs(good - bad) > 1 and not close(good, bad):
+        mid = (good + bad) // 2
+        if pred.meets(value(mid)):
             good = mid
         else:
             bad = mid
@@ -228,13 +238,7 @@ def _largest_int(pred: _Predicate, lo: int, hi: int) -> tuple[int, int | None]:
             bad = cand
             break
         good = cand
-    while bad - good > 1:
-        mid = (good + bad) // 2
-        if pred.meets(mid):
-            good = mid
-        else:
-            bad = mid
-    return good, bad
+    return _narrow(pred, good, bad, int)
 
 
 def _smallest_int(pred: _Predicate, lo: int, hi: int) -> tuple[int, int | None]:
@@ -253,13 +257,7 @@ def _smallest_int(pred: _Predicate, lo: int, hi: int) -> tuple[int, int | None]:
                 f"{pred.target()} cannot be met by {pred.question} with {pred.name} up to "
                 f"{hi}: the forward computation gives {pred.gives(hi)}")
         bad = cand
-    while good - bad > 1:
-        mid = (good + bad) // 2
-        if pred.meets(mid):
-            good = mid
-        else:
-            bad = mid
-    return good, bad
+    return _narrow(pred, good, bad, int)
 
 
 def _between(x: float, end: float) -> list[float]:
