@@ -29,7 +29,7 @@ Format
 
     [objective]                                     # required
     kind = "expected_loss"  # "expected_loss" | "worst_case_loss" | "mutual_information"
-                            # | "estimation"
+                            # | "estimation" | "minimax_loss" | "posterior_vulnerability"
     loss = "hamming"        # the two loss objectives: see below
     k = 3                   # number of inputs (sizes named losses and a "uniform" prior)
     # m = 3                 # number of outputs of a named loss (default: k)
@@ -37,6 +37,11 @@ Format
                             # pi for two inputs, meaning (pi, 1 - pi)
     # criterion = "A"       # estimation only: "A" | "D" | "E"
     # weights = [[1, 0, 0]] # estimation only, criterion A: a workload of linear queries
+    # priors = [[...], ...] # minimax_loss: the expected loss at the worst of these priors,
+    # lower = [...]         #   or of the priors in the box lower <= prior <= upper
+    # upper = [...]         #   (neither: the whole simplex, i.e. the worst-case loss)
+    # gain = [[...], ...]   # posterior_vulnerability: a gain matrix (rows actions, columns
+                            #   inputs; default the identity: Bayes vulnerability)
 
     [inputs]                # optional: n = 3, or labels = ["a", "b", "c"]
     [outputs]               # optional: n = 4, or labels = [...]; sldp / wldp need the
@@ -102,8 +107,10 @@ from .. import losses
 from ..design.objectives import (
     EstimationVariance,
     ExpectedLoss,
+    MinimaxLoss,
     MutualInformation,
     Objective,
+    PosteriorVulnerability,
     WorstCaseLoss,
 )
 from ..design.problem import DesignProblem
@@ -137,6 +144,8 @@ OBJECTIVE_KEYS: dict[str, tuple[str, ...]] = {
     "worst_case_loss": ("loss", "k", "m"),
     "mutual_information": ("prior", "k"),
     "estimation": ("prior", "k", "criterion", "weights"),
+    "minimax_loss": ("loss", "k", "m", "priors", "lower", "upper"),
+    "posterior_vulnerability": ("prior", "k", "gain"),
 }
 """Allowed keys of ``[objective]`` (besides ``kind``) for each objective."""
 
@@ -707,10 +716,20 @@ def _prior(rd: _Reader, obj: dict, k: int | None) -> tuple[np.ndarray, str]:
 def _objective(rd: _Reader, kind: str, obj: dict, k: int | None, n_outputs: int | None,
                distance: Any) -> tuple[Objective, str]:
     where = f"[objective] kind = {kind!r}"
-    if kind in ("expected_loss", "worst_case_loss"):
+    if kind in ("expected_loss", "worst_case_loss", "minimax_loss"):
         L, loss_desc = _loss(rd, obj, k, n_outputs, distance)
         if kind == "worst_case_loss":
             return rd.call(where, WorstCaseLoss, L), f"worst-case loss, {loss_desc}"
+        if kind == "minimax_loss":
+            sets = {key: rd.matrix(obj[key] if key == "priors" else [obj[key]],
+                                   f"[objective] {key}")
+                    for key in ("priors", "lower", "upper") if key in obj}
+            if "lower" in sets or "upper" in sets:
+                sets = {key: v[0] if key != "priors" else v for key, v in sets.items()}
+            over = (f"of {len(sets['priors'])} priors" if "priors" in sets else
+                    "in the box lower <= prior <= upper" if sets else "(any prior)")
+            return (rd.call(where, lambda: MinimaxLoss(L, **sets)),
+                    f"expected loss at the worst prior {over}, {loss_desc}")
         prior, prior_desc = _prior(rd, obj, L.shape[0])
         return (rd.call(f"[objective] prior = {obj.get('prior', 'uniform')!r}", ExpectedLoss,
                         L, prior),
@@ -720,6 +739,11 @@ def _objective(rd: _Reader, kind: str, obj: dict, k: int | None, n_outputs: int 
     if kind == "mutual_information":
         return (rd.call(prior_where, MutualInformation, prior),
                 f"mutual information (nats), prior {prior_desc}")
+    if kind == "posterior_vulnerability":
+        gain = rd.matrix(obj["gain"], "[objective] gain") if "gain" in obj else None
+        return (rd.call(where, PosteriorVulnerability, prior, gain),
+                f"posterior {'g-' if gain is not None else 'Bayes '}vulnerability, prior "
+                f"{prior_desc}")
     criterion = rd.string(obj, "objective", "criterion", ("A", "D", "E"), default="A")
     weights = None
     if "weights" in obj:

@@ -633,3 +633,49 @@ def test_expected_without_source_is_accepted_and_checked(tmp_path, capsys):
                     encoding="utf-8")
     assert main(["solve", str(path)]) == 1
     assert "misses [expected] value" in capsys.readouterr().err
+
+
+def test_minimax_and_vulnerability_objectives_in_files():
+    # the file reads the same objective as Python's MinimaxLoss / PosteriorVulnerability
+    # (whose optima are checked against independent LPs in tests/design/): same optimum
+    from mechdesign import losses
+    from mechdesign.design import DesignProblem, MinimaxLoss, PosteriorVulnerability
+
+    L = losses.absolute(4)
+    priors = [[0.7, 0.1, 0.1, 0.1], [0.1, 0.1, 0.1, 0.7]]
+    text = toml_of({**GOOD, "objective": {"kind": "minimax_loss", "loss": "absolute", "k": 4,
+                                          "priors": priors}})
+    pf = loads_problem(text)
+    assert pf.objective == "expected loss at the worst prior of 2 priors, absolute (4 x 4)"
+    mine = DesignProblem(LDP(1.0), MinimaxLoss(L, priors=np.array(priors))).solve()
+    assert pf.problem.solve().value == pytest.approx(mine.value, rel=1e-9)
+    box = toml_of({**GOOD, "objective": {"kind": "minimax_loss", "loss": "absolute", "k": 4,
+                                         "lower": [0.1] * 4, "upper": [0.7] * 4}})
+    boxed = DesignProblem(LDP(1.0), MinimaxLoss(L, lower=np.full(4, 0.1),
+                                                upper=np.full(4, 0.7))).solve()
+    assert loads_problem(box).problem.solve().value == pytest.approx(boxed.value, rel=1e-9)
+    # the worst prior in a larger set is no better for the designer
+    assert boxed.value >= mine.value - 1e-9
+    gain = [[1, 0, 0], [0, 1, 1]]  # guess input 0, or "one of 1 and 2"
+    vul = toml_of({**GOOD, "objective": {"kind": "posterior_vulnerability", "k": 3,
+                                         "prior": [0.5, 0.3, 0.2], "gain": gain}})
+    pf = loads_problem(vul)
+    assert pf.objective.startswith("posterior g-vulnerability")
+    ref = DesignProblem(LDP(1.0), PosteriorVulnerability(np.array([0.5, 0.3, 0.2]),
+                                                         np.array(gain, float))).solve()
+    assert pf.problem.solve().value == pytest.approx(ref.value, rel=1e-9)
+
+
+@pytest.mark.parametrize("objective, words", [
+    ({"kind": "minimax_loss", "loss": "hamming", "k": 3, "priors": [[0.5, 0.5, 0.25]]},
+     "sums to 1.25"),
+    ({"kind": "minimax_loss", "loss": "hamming", "k": 3, "lower": [0.5, 0.5, 0.5]},
+     "[objective] kind = 'minimax_loss'"),
+    ({"kind": "posterior_vulnerability", "k": 3, "prior": "uniform", "gain": [[1, 2]]},
+     "gain"),
+    ({"kind": "posterior_vulnerability", "k": 3, "loss": "hamming"}, "loss"),
+])
+def test_minimax_and_vulnerability_file_errors(objective, words):
+    with pytest.raises(FileFormatError) as info:
+        loads_problem(toml_of({**GOOD, "objective": objective}))
+    assert words in str(info.value)
