@@ -33,6 +33,7 @@ from .bound import pattern_lp_lower_bound
 from .objectives import (
     EstimationVariance,
     InformationObjective,
+    Objective,
     criterion_expression,
     projected_criterion,
 )
@@ -172,32 +173,9 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
     if epsilon == 0.0:
         raise SolverFailedError("at epsilon = 0 no mechanism carries information: the "
                                 "estimation criterion is infinite")
-    S = patterns(k, epsilon)
+    S, V, c, a = _pattern_data(k, epsilon)
     P = S.shape[1]
-    U = null_space(np.ones((1, k)))
-    # U^T s = (e^eps - 1) U^T bits: build M / (e^eps - 1)^2 from the bits, so that the
-    # program stays O(1) at small epsilon (Clarabel failed at eps = 0.01 otherwise)
-    scale = math.expm1(epsilon) ** 2
-    V = U.T @ pattern_bits(k)  # (k-1, P)
-    # and weigh each pattern by its largest entry c (v = c w), so that the row constraint
-    # has coefficients in [e^-eps, 1] at large epsilon (Clarabel failed at eps = 7)
-    c = S.max(axis=0)
-    lam = objective.prior @ S
-    # and bring the information's coefficients to O(1): M = sum_j v_j V_j V_j^T / den_j
-    den = lam * c
-    alpha = float((np.abs(V).max(axis=0) ** 2 / den).max())
-    den = den * alpha
-    scale *= alpha  # the true information is scale * M
-    a = S / c
-    WU = None if objective.weights is None else objective.weights @ U
-    # and the criterion to O(1): k-RR (v = e^eps / (e^eps + k - 1) on each singleton) scores
-    # 1 (A, E) or 0 (D); unnormalised optima of order 1e3 stop Clarabel on numerical errors
-    ones = 1 << np.arange(k)
-    M_rr = np.einsum("ap,bp->ab", V[:, ones] * (c[ones] / (np.exp(epsilon) + k - 1)),
-                     V[:, ones] / den[ones])
-    norm = _criterion_scale(M_rr, objective.criterion, WU)
-    den = den / norm
-    scale /= norm
+    den, scale, WU = _information_scaling(objective, S, V, c, epsilon)
     generate = objective.criterion != "E" and P > COLUMN_GENERATION_ABOVE
     J = _seed_patterns(k) if generate else np.arange(P)
     name = solver or "CLARABEL"
@@ -206,9 +184,7 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
     while True:
         rounds += 1
         v = cp.Variable(len(J), nonneg=True)
-        A = (np.einsum("ap,bp->abp", V[:, J], V[:, J]) / den[J]).reshape((k - 1) ** 2, -1)
-        M = cp.reshape(A @ v, (k - 1, k - 1), order="C")
-        M = (M + M.T) / 2
+        M = _information_expression(V, den, J, v)
         row = a[:, J] @ v == 1
         prob = cp.Problem(cp.Minimize(criterion_expression(M, objective.criterion, WU)),
                           [row])
@@ -246,14 +222,101 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
             v_value, prob_value, bound, accurate = v2, value2, bound2, ok2
     wv = np.maximum(v_value, 0.0) / c[J]
 
-    def unscale(f: float) -> float:  # A and E divide by the scale, D subtracts (k-1) ln it
-        return f - (k - 1) * math.log(scale) if objective.criterion == "D" else f / scale
+    def unscale(f: float) -> float:
+        return _unscale(f, objective.criterion, scale, k)
 
     value = unscale(prob_value)
     Q = _purify(S[:, J], wv, objective, value)
     return StaircaseSolution(Q, value, P, name, accurate, len(J), rounds, gap,
                              bound=None if bound is None else unscale(bound),
                              stopped=stopped)
+
+
+def _pattern_data(k: int, epsilon: float
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The prior-free data of the estimation programs: the patterns S, their tangent
+    directions ``V = U^T bits`` (``U^T s = (e^eps - 1) V``: the information is built from
+    the bits, so that the program stays O(1) at small epsilon; Clarabel failed at
+    eps = 0.01 otherwise), each pattern's largest entry c (the program's variable is
+    ``v = c w``, so that the row constraint has coefficients in ``[e^-eps, 1]`` at large
+    epsilon; Clarabel failed at eps = 7 otherwise) and the row constraint ``a = S / c``."""
+    S = patterns(k, epsilon)
+    U = null_space(np.ones((1, k)))
+    V = U.T @ pattern_bits(k)  # (k-1, P)
+    c = S.max(axis=0)
+    return S, V, c, S / c
+
+
+def _information_scaling(objective: EstimationVariance, S: np.ndarray, V: np.ndarray,
+                         c: np.ndarray, epsilon: float
+                         ) -> tuple[np.ndarray, float, np.ndarray | None]:
+    """``(den, scale, WU)``: the scaled information is ``M = sum_j v_j V_j V_j^T / den_j``
+    and the true one (on the tangent space) is ``scale * M``; den brings the information's
+    coefficients to O(1) and then the criterion: k-RR (``v = e^eps / (e^eps + k - 1)`` on
+    each singleton) scores 1 (A, E) or 0 (D), since unnormalised optima of order 1e3 stop
+    Clarabel on numerical errors. ``WU = W U`` for workload weights."""
+    k = S.shape[0]
+    U = null_space(np.ones((1, k)))
+    den = (objective.prior @ S) * c
+    alpha = float((np.abs(V).max(axis=0) ** 2 / den).max())
+    den = den * alpha
+    scale = math.expm1(epsilon) ** 2 * alpha
+    WU = None if objective.weights is None else objective.weights @ U
+    ones = 1 << np.arange(k)
+    M_rr = np.einsum("ap,bp->ab", V[:, ones] * (c[ones] / (np.exp(epsilon) + k - 1)),
+                     V[:, ones] / den[ones])
+    norm = _criterion_scale(M_rr, objective.criterion, WU)
+    return den / norm, scale / norm, WU
+
+
+def _information_expression(V: np.ndarray, den: np.ndarray, J: np.ndarray,
+                            v: cp.Variable) -> cp.Expression:
+    """The scaled information ``sum_{j in J} v_j V_j V_j^T / den_j`` (symmetrised), affine
+    in the cvxpy variable v."""
+    d = V.shape[0]
+    A = (np.einsum("ap,bp->abp", V[:, J], V[:, J]) / den[J]).reshape(d * d, -1)
+    M = cp.reshape(A @ v, (d, d), order="C")
+    return (M + M.T) / 2
+
+
+def _unscale(f: float, criterion: str, scale: float, k: int) -> float:
+    """The true criterion of a scaled value (information ``scale * M``): A and E divide by
+    the scale, D subtracts ``(k - 1) ln scale``."""
+    return f - (k - 1) * math.log(scale) if criterion == "D" else f / scale
+
+
+def _value_and_gradient(criterion: str, WU: np.ndarray | None, V: np.ndarray,
+                        den: np.ndarray, J: np.ndarray, v: np.ndarray
+                        ) -> tuple[float, np.ndarray | None]:
+    """The scaled criterion at the weights v (on the patterns J) and its gradient with
+    respect to every pattern's weight: A (weighted) ``-|B V_j|^2 / den_j`` with
+    ``B = W U M^-1``; D ``-V_j^T M^-1 V_j / den_j``. No gradient (None) for E or a
+    singular information."""
+    M = np.einsum("ap,bp->ab", V[:, J] * v, V[:, J] / den[J])
+    M = (M + M.T) / 2
+    f = projected_criterion(M, criterion, WU)
+    if not math.isfinite(f) or criterion == "E":
+        # E (1 / lambda_min) is non-smooth where the optimum usually sits (a repeated
+        # smallest eigenvalue): one eigenvector's subgradient gave bounds 100% loose
+        return f, None
+    Minv = np.linalg.inv(M)
+    if criterion == "D":
+        return f, -np.einsum("ap,ap->p", V, Minv @ V) / den
+    BV = (Minv if WU is None else WU @ Minv) @ V
+    return f, -np.einsum("ap,ap->p", BV, BV) / den
+
+
+def _linear_bound(f: float, g: np.ndarray, a: np.ndarray, J: np.ndarray, v: np.ndarray
+                  ) -> float | None:
+    """``f + min {g . v' : a v' = 1, v' >= 0} - g[J] . v``: for a convex function with
+    value f and gradient g at v, a rigorous lower bound on its minimum over every pattern
+    (the LP by scipy HiGHS, bounded from below through its duals by
+    :func:`~mechdesign.design.bound.pattern_lp_lower_bound`). None if the LP fails."""
+    res = linprog(g, A_eq=a, b_eq=np.ones(a.shape[0]), bounds=(0, None), method="highs",
+                  options=BOUND_LP_OPTIONS)
+    if res.status != 0:
+        return None
+    return f - float(g[J] @ v) + pattern_lp_lower_bound(g, a, np.asarray(res.eqlin.marginals))
 
 
 def _frank_wolfe_bound(criterion: str, WU: np.ndarray | None, V: np.ndarray,
@@ -268,25 +331,8 @@ def _frank_wolfe_bound(criterion: str, WU: np.ndarray | None, V: np.ndarray,
     pattern_lp_lower_bound`). Gradients: A (weighted): ``-|B V_j|^2 / den_j`` with
     ``B = W U M^-1``; D: ``-V_j^T M^-1 V_j / den_j``. None for E (see below).
     """
-    M = np.einsum("ap,bp->ab", V[:, J] * v, V[:, J] / den[J])
-    M = (M + M.T) / 2
-    f = projected_criterion(M, criterion, WU)
-    if not math.isfinite(f) or criterion == "E":
-        # E (1 / lambda_min) is non-smooth where the optimum usually sits (a repeated
-        # smallest eigenvalue): one eigenvector's subgradient gave bounds 100% loose
-        return None
-    Minv = np.linalg.inv(M)
-    if criterion == "D":
-        g = -np.einsum("ap,ap->p", V, Minv @ V) / den
-    else:
-        B = Minv if WU is None else WU @ Minv
-        BV = B @ V
-        g = -np.einsum("ap,ap->p", BV, BV) / den
-    res = linprog(g, A_eq=a, b_eq=np.ones(a.shape[0]), bounds=(0, None), method="highs",
-                  options=BOUND_LP_OPTIONS)
-    if res.status != 0:
-        return None
-    return f - float(g[J] @ v) + pattern_lp_lower_bound(g, a, np.asarray(res.eqlin.marginals))
+    f, g = _value_and_gradient(criterion, WU, V, den, J, v)
+    return None if g is None else _linear_bound(f, g, a, J, v)
 
 
 def _criterion_scale(M: np.ndarray, criterion: str, WU: np.ndarray | None) -> float:
@@ -391,7 +437,7 @@ def _rewarn(caught: list) -> None:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def _purify(S: np.ndarray, w: np.ndarray, objective: EstimationVariance, value: float,
+def _purify(S: np.ndarray, w: np.ndarray, objective: Objective, value: float,
             threshold: float = 1e-6) -> np.ndarray:
     """Snap an interior-point solution to exact staircase weights when that costs nothing.
 
