@@ -12,6 +12,7 @@ _NAMES = {
     "EstimationVariance": ".objectives",
     "ExpectedLoss": ".objectives",
     "FeasibleSet": ".program",
+    "MinimaxEstimation": ".objectives",
     "MinimaxLoss": ".objectives",
     "MutualInformation": ".objectives",
     "Objective": ".objectives",

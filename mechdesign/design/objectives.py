@@ -580,3 +580,77 @@ class EstimationVariance(InformationObjective):
 
     def linearized(self, Q0: np.ndarray) -> np.ndarray:  # pragma: no cover (not a sum)
         raise NotImplementedError("EstimationVariance is minimised through its information")
+
+
+@dataclass(frozen=True, repr=False)
+class MinimaxEstimation(InformationObjective):
+    r"""The Cramer-Rao criterion at the worst prior of a finite set, minimised (minimax
+    estimation over priors; ``docs/formulations.md``, "Minimax over priors"):
+
+    .. math:: \max_{j} \; \mathrm{crit}\big(CR_{\pi_j}(Q)\big), \qquad
+              CR_\pi = U (U^T I_\pi U)^{-1} U^T,
+
+    each term the value of :class:`EstimationVariance` at prior ``pi_j`` (same criterion
+    and weights). Exact under pure LDP for ``k <= MAX_MINIMAX_K``: splitting an output
+    into staircase patterns raises the Fisher information at every prior at once, so the
+    optimum is a staircase mechanism, and in the pattern weights the problem is the convex
+    program ``min t`` s.t. ``t >= crit_j(w)`` for every j, certified by a Frank-Wolfe bound
+    of the dual-weighted sum of the criteria.
+
+    Parameters
+    ----------
+    priors : array_like
+        ``(r, k)``: one prior per row (``r >= 1``; one prior is ``EstimationVariance``).
+    criterion : {"A", "D", "E"}
+        As in :class:`EstimationVariance`.
+    weights : array_like, optional
+        A workload of linear queries (criterion ``"A"`` only), shared by every prior.
+    """
+
+    priors: Any = field(compare=False)
+    criterion: Criterion = "A"
+    weights: Any = field(default=None, compare=False)
+    sense: ClassVar[str] = "minimize"
+
+    def __post_init__(self) -> None:
+        try:
+            P = np.array(self.priors, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise InvalidParameterError(f"priors is not numeric: {exc}") from None
+        if P.ndim != 2 or P.shape[0] < 1 or P.shape[1] < 2:
+            raise InvalidParameterError(
+                "priors must have shape (r, k) with r >= 1 priors (one per row) on k >= 2 "
+                f"inputs, got shape {P.shape}")
+        k = P.shape[1]
+        P = np.array([as_prior(p, k, f"priors[{i}]") for i, p in enumerate(P)])
+        members = tuple(EstimationVariance(p, self.criterion, self.weights) for p in P)
+        object.__setattr__(self, "priors", P)
+        object.__setattr__(self, "weights", members[0].weights)
+        object.__setattr__(self, "_members", members)
+
+    @property
+    def n_inputs(self) -> int:
+        return self.priors.shape[1]
+
+    @property
+    def members(self) -> tuple[EstimationVariance, ...]:
+        """One :class:`EstimationVariance` per prior (same criterion and weights)."""
+        return self._members  # type: ignore[attr-defined]
+
+    def log_gap_dimension(self) -> int | None:
+        return self.n_inputs - 1 if self.criterion == "D" else None
+
+    def criteria(self, Q: np.ndarray) -> np.ndarray:
+        """The criterion of ``Q`` at each prior (``inf`` where the information is
+        singular)."""
+        return np.array([m.evaluate(Q) for m in self.members])
+
+    def worst_prior(self, Q: np.ndarray) -> np.ndarray:
+        """The prior of the set at which ``Q``'s criterion is largest."""
+        return self.priors[int(np.argmax(self.criteria(Q)))].copy()
+
+    def evaluate(self, Q: np.ndarray) -> float:
+        return float(self.criteria(Q).max())
+
+    def linearized(self, Q0: np.ndarray) -> np.ndarray:  # pragma: no cover (not a sum)
+        raise NotImplementedError("MinimaxEstimation is minimised through its information")

@@ -31,7 +31,7 @@ from ..errors import InfeasibleDesignError, InvalidParameterError, SolverFailedE
 from ..evidential import EvidentialMechanism
 from ..privacy.notions import LDP, DeletionLDP
 from . import local, staircase, working_set
-from .objectives import EstimationVariance, unit_range
+from .objectives import EstimationVariance, MinimaxEstimation, unit_range
 from .outcome import analytic_result, certified_result, unsolved_result
 from .program import run_solve
 from .result import DesignResult, Status
@@ -136,6 +136,8 @@ def solve_information(spec: DesignProblem, solver: str | None, options: dict,
                       deadline: Deadline) -> DesignResult:
     """An information objective: the symmetric closed form, the staircase programs, or the
     local method (with a note saying why no exact program applies)."""
+    if isinstance(spec.objective, MinimaxEstimation):
+        return solve_minimax_estimation(spec, solver, options, deadline)
     eps = spec.privacy.epsilon  # type: ignore[attr-defined]
     t0 = time.perf_counter()
     if spec.pattern_generation_applies(solver, options):
@@ -164,6 +166,45 @@ def solve_information(spec: DesignProblem, solver: str | None, options: dict,
     notes = (deadline.note(),) if sol.stopped else ()
     return certified_result(spec, Q, sol.value, status, sol.solver, "global", form, 0.0,
                             time.perf_counter() - t0, {}, notes, bound=sol.bound,
+                            expect_bound=True)
+
+
+def solve_minimax_estimation(spec: DesignProblem, solver: str | None, options: dict,
+                             deadline: Deadline) -> DesignResult:
+    """The worst prior's estimation criterion under pure LDP: the staircase epigraph
+    program of :mod:`~mechdesign.design.minimax_staircase` (every pattern, k <= 10) with
+    its dual Frank-Wolfe certificate. Other notions, user constraints and larger k are
+    refused with a typed error (no exact program; the local method does not take a
+    maximum of criteria)."""
+    from .minimax_staircase import solve_minimax_estimation as solve
+
+    if not isinstance(spec.privacy, LDP):
+        raise InvalidParameterError(
+            f"MinimaxEstimation is solved under pure LDP only (its staircase program); "
+            f"{spec.privacy!r} is not supported")
+    if spec.constraints:
+        raise InvalidParameterError(
+            "MinimaxEstimation takes no user constraints (its staircase program is exact "
+            f"only without them); got {sorted(spec.constraints)!r}")
+    eps = spec.privacy.epsilon
+    if eps > staircase.MAX_STAIRCASE_EPSILON:
+        raise InvalidParameterError(
+            f"epsilon = {eps!r} is above {staircase.MAX_STAIRCASE_EPSILON:g}, the largest "
+            "the staircase programs support for MinimaxEstimation (patterns hold 1 and "
+            "e^eps side by side)")
+    t0 = time.perf_counter()
+    sol = solve(spec.objective, eps, solver, deadline, **options)  # type: ignore[arg-type]
+    Q = fit_columns(spec, sol.Q)
+    if Q is None:
+        raise InvalidParameterError(
+            f"the minimax staircase optimum needs {sol.Q.shape[1]} outputs but only "
+            f"{spec.n} are allowed (leave the outputs to the design)")
+    status = Status.OPTIMAL if sol.accurate else Status.INACCURATE
+    r = len(spec.objective.priors)  # type: ignore[attr-defined]
+    form = (f"staircase epigraph program over 2^k - 1 patterns, {r} priors; dual "
+            "Frank-Wolfe lower bound")
+    return certified_result(spec, Q, sol.value, status, sol.solver, "global", form, 0.0,
+                            time.perf_counter() - t0, {}, (), bound=sol.bound,
                             expect_bound=True)
 
 

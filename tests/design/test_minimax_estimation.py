@@ -1,0 +1,220 @@
+"""MinimaxEstimation: the Cramer-Rao criterion at the worst prior of a finite set, designed
+under pure LDP by the staircase epigraph program and certified by the dual Frank-Wolfe
+bound. Checked against the single-prior designs (EstimationVariance), a criterion computed
+here from the definition, a general-Q local solve (scipy SLSQP) and random LDP matrices."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+
+import mechdesign as md
+from mechdesign.design import DesignProblem, EstimationVariance, MinimaxEstimation, Status
+from mechdesign.errors import InvalidParameterError, SizeLimitError
+
+PRIORS3 = np.array([[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]])
+
+
+def a_criterion(Q: np.ndarray, prior: np.ndarray) -> float:
+    """trace of the Cramer-Rao bound U (U^T I U)^-1 U^T, from the definition of I."""
+    k = Q.shape[0]
+    lam = prior @ Q
+    keep = lam > 0
+    fisher = (Q[:, keep] / lam[keep]) @ Q[:, keep].T
+    U = np.linalg.svd(np.eye(k) - 1.0 / k)[0][:, : k - 1]  # basis of sum-zero vectors
+    return float(np.trace(np.linalg.inv(U.T @ fisher @ U)))
+
+
+def solve(objective: object, eps: float) -> md.design.DesignResult:
+    return DesignProblem(md.LDP(eps), objective).solve()
+
+
+@pytest.mark.parametrize("criterion", ["A", "D", "E"])
+@pytest.mark.parametrize("eps", [0.1, 1.0, 5.0])
+def test_one_prior_is_estimation_variance(criterion: str, eps: float) -> None:
+    prior = np.array([0.5, 0.3, 0.15, 0.05])
+    own = solve(EstimationVariance(prior, criterion), eps)
+    for priors in ([prior], [prior, prior]):  # one prior, or the same prior twice
+        res = solve(MinimaxEstimation(priors, criterion), eps)
+        assert res.status is Status.OPTIMAL
+        assert res.value == pytest.approx(own.value, rel=1e-6, abs=1e-6)
+
+
+@pytest.mark.parametrize("k,seed", [(3, 0), (4, 1), (5, 2), (6, 3)])
+@pytest.mark.parametrize("eps", [0.1, 0.5, 1.0, 3.0])
+def test_two_priors_between_the_single_prior_bounds(k: int, seed: int, eps: float) -> None:
+    priors = np.random.default_rng(seed).dirichlet(np.ones(k), size=2)
+    objective = MinimaxEstimation(priors)
+    res = solve(objective, eps)
+    assert res.status is Status.OPTIMAL and res.optimum == "global"
+    assert res.gap is not None and res.gap <= 1e-6
+    singles = [solve(EstimationVariance(p), eps) for p in priors]
+    # lower: min max_j f_j >= max_j min f_j; upper: each single design is feasible
+    lower = max(s.value for s in singles)
+    upper = min(objective.evaluate(s.mechanism.matrix) for s in singles)
+    assert lower * (1 - 1e-6) <= res.value <= upper * (1 + 1e-6)
+    # the value re-measured from the definition at each prior
+    Q = res.mechanism.matrix
+    assert res.value == pytest.approx(max(a_criterion(Q, p) for p in priors), rel=1e-9)
+    assert md.epsilon_ldp(res.mechanism) <= eps * (1 + 1e-12)
+
+
+def test_strictly_between_when_no_prior_decides() -> None:
+    # eps = 0.1 at k = 3: neither prior's own design is minimax optimal (measured gap)
+    priors = np.random.default_rng(3).dirichlet(np.ones(3), size=2)
+    objective = MinimaxEstimation(priors)
+    res = solve(objective, 0.1)
+    singles = [solve(EstimationVariance(p), 0.1) for p in priors]
+    lower = max(s.value for s in singles)
+    upper = min(objective.evaluate(s.mechanism.matrix) for s in singles)
+    assert lower < res.value * (1 - 1e-7) and res.value < upper * (1 - 1e-7)
+    crit = objective.criteria(res.mechanism.matrix)
+    assert crit[0] == pytest.approx(crit[1], rel=1e-5)  # both priors active
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0, 2.0])
+def test_mirror_priors_give_a_symmetric_optimum(eps: float) -> None:
+    p = np.array([0.55, 0.25, 0.15, 0.05])
+    objective = MinimaxEstimation([p, p[::-1]])
+    res = solve(objective, eps)
+    Q = res.mechanism.matrix
+    # the mirror of any design is as good (criteria swap), and the mixture of Q and its
+    # mirror (half of each column set) is eps-LDP and no worse by convexity in the
+    # staircase weights: it attains the optimum with equal criteria at both priors
+    sym = np.hstack([Q / 2, Q[::-1] / 2])
+    assert objective.evaluate(Q[::-1]) == pytest.approx(res.value, rel=1e-9)
+    crit = objective.criteria(sym)
+    assert crit[0] == pytest.approx(crit[1], rel=1e-9)
+    assert crit.max() == pytest.approx(res.value, rel=2e-6)
+
+
+def _slsqp_minimax(priors: np.ndarray, eps: float, n: int, seed: int) -> float:
+    """A local solve over general k x n eps-LDP matrices: min t s.t. t >= A_j(Q)."""
+    k = priors.shape[1]
+    rng = np.random.default_rng(seed)
+    Q0 = rng.dirichlet(np.ones(n), size=k) * 0.2 + 0.8 / n
+    e = math.exp(eps)
+    cons = [{"type": "eq", "fun": lambda z: z[:-1].reshape(k, n).sum(axis=1) - 1}]
+    for x in range(k):
+        for x2 in range(k):
+            if x != x2:
+                cons.append({"type": "ineq", "fun": lambda z, x=x, x2=x2:
+                             e * z[:-1].reshape(k, n)[x2] - z[:-1].reshape(k, n)[x]})
+    for p in priors:
+        cons.append({"type": "ineq",
+                     "fun": lambda z, p=p: z[-1] - a_criterion(z[:-1].reshape(k, n), p)})
+    z0 = np.append(Q0.ravel(), 1.01 * max(a_criterion(Q0, p) for p in priors))
+    out = minimize(lambda z: z[-1], z0, method="SLSQP", constraints=cons,
+                   bounds=[(1e-9, 1)] * (k * n) + [(0, None)],
+                   options={"maxiter": 500, "ftol": 1e-12})
+    Q = np.clip(out.x[:-1].reshape(k, n), 0, None)
+    Q /= Q.sum(axis=1, keepdims=True)
+    if md.epsilon_ldp(md.Mechanism(Q)) > eps * (1 + 1e-6):
+        return math.inf  # the local solve ended infeasible: no comparison
+    return max(a_criterion(Q, p) for p in priors)
+
+
+@pytest.mark.parametrize("k,eps", [(3, 0.5), (3, 1.5), (4, 1.0)])
+def test_general_mechanisms_do_no_better(k: int, eps: float) -> None:
+    # the staircase reduction: a general-Q local solve (more outputs than the staircase
+    # optimum uses) never finds a smaller worst-prior criterion
+    priors = np.random.default_rng(10 + k).dirichlet(np.ones(k), size=2)
+    res = solve(MinimaxEstimation(priors), eps)
+    found = [_slsqp_minimax(priors, eps, 2 ** k - 1, seed) for seed in range(3)]
+    assert min(found) < math.inf
+    assert min(found) >= res.value * (1 - 1e-6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.3, 1.0, 2.5]))
+def test_random_ldp_mechanisms_do_no_better(seed: int, eps: float) -> None:
+    rng = np.random.default_rng(seed)
+    k, n = 3, int(rng.integers(2, 8))
+    Q = rng.dirichlet(np.ones(n), size=k)
+    # mix with the uniform row until the ratios are within e^eps (bisection on the weight)
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        g = (lo + hi) / 2
+        M = (1 - g) * Q + g / n
+        lo, hi = (lo, g) if md.epsilon_ldp(md.Mechanism(M)) <= eps else (g, hi)
+    M = (1 - hi) * Q + hi / n
+    objective = MinimaxEstimation(PRIORS3)
+    best = _optimum(eps)
+    assert objective.evaluate(M) >= best * (1 - 1e-7)
+
+
+_OPTIMA: dict[float, float] = {}
+
+
+def _optimum(eps: float) -> float:
+    if eps not in _OPTIMA:
+        _OPTIMA[eps] = solve(MinimaxEstimation(PRIORS3), eps).value
+    return _OPTIMA[eps]
+
+
+@pytest.mark.parametrize("criterion", ["D", "E"])
+def test_other_criteria_and_weights(criterion: str) -> None:
+    priors = np.random.default_rng(7).dirichlet(np.ones(4), size=3)
+    objective = MinimaxEstimation(priors, criterion)
+    res = solve(objective, 1.0)
+    singles = [solve(EstimationVariance(p, criterion), 1.0) for p in priors]
+    assert res.value >= max(s.value for s in singles) - 1e-6 * abs(res.value) - 1e-9
+    assert res.value <= min(objective.evaluate(s.mechanism.matrix) for s in singles) + 1e-6
+    if criterion == "D":
+        assert res.gap is not None and res.gap <= 1e-6
+    W = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, -1.0], [1.0, 0.0, 0.0, 0.0]])
+    weighted = solve(MinimaxEstimation(priors, "A", W), 1.0)
+    assert weighted.status is Status.OPTIMAL and weighted.gap <= 1e-6
+    assert weighted.value == pytest.approx(
+        max(EstimationVariance(p, "A", W).evaluate(weighted.mechanism.matrix)
+            for p in priors), rel=1e-12)
+
+
+def test_worst_prior_and_criteria() -> None:
+    objective = MinimaxEstimation(PRIORS3)
+    Q = md.catalog.randomized_response(3, 1.0).matrix
+    crit = objective.criteria(Q)
+    assert crit == pytest.approx([a_criterion(Q, p) for p in PRIORS3], rel=1e-10)
+    assert np.array_equal(objective.worst_prior(Q), PRIORS3[int(np.argmax(crit))])
+
+
+@pytest.mark.parametrize("priors", [
+    [[0.5, 0.6]],                      # does not sum to 1
+    [[0.5, 0.5, 0.0], [-0.1, 0.6, 0.5]],  # negative
+    [[np.nan, 0.5, 0.5]],
+    [0.5, 0.5],                        # one-dimensional
+    np.zeros((0, 3)),
+    [["a", "b"]],
+])
+def test_bad_priors(priors: object) -> None:
+    with pytest.raises(InvalidParameterError):
+        MinimaxEstimation(priors)
+
+
+def test_bad_criterion_and_weights() -> None:
+    with pytest.raises(InvalidParameterError, match="criterion"):
+        MinimaxEstimation(PRIORS3, "B")
+    with pytest.raises(InvalidParameterError, match="weights"):
+        MinimaxEstimation(PRIORS3, "D", np.eye(3))
+    with pytest.raises(InvalidParameterError, match="columns"):
+        MinimaxEstimation(PRIORS3, "A", np.eye(2))
+
+
+def test_refusals() -> None:
+    objective = MinimaxEstimation(PRIORS3)
+    with pytest.raises(InvalidParameterError, match="ApproxLDP"):
+        DesignProblem(md.ApproxLDP(1.0, 1e-3), objective).solve()
+    with pytest.raises(InvalidParameterError, match="user constraints"):
+        DesignProblem(md.LDP(1.0), objective,
+                      constraints={"c": lambda Q: [Q[0, 0] >= 0.1]}).solve()
+    with pytest.raises(InvalidParameterError, match="outputs"):
+        DesignProblem(md.LDP(1.0), MinimaxEstimation(
+            np.random.default_rng(0).dirichlet(np.ones(4), size=2)), n_outputs=2).solve()
+    big = np.random.default_rng(1).dirichlet(np.ones(11), size=2)
+    with pytest.raises(SizeLimitError, match="MAX_MINIMAX_K"):
+        DesignProblem(md.LDP(1.0), MinimaxEstimation(big)).solve()
