@@ -84,8 +84,26 @@ def unit_range(L: np.ndarray) -> tuple[np.ndarray, float, float]:
     return (L - b) / a, a, b
 
 
+class LossObjective(Objective):
+    """An objective of a loss matrix ``loss`` (rows inputs, columns outputs): its sizes,
+    and the scaling that compiles it in unit range (:func:`unit_range`)."""
+
+    loss: Any
+
+    @property
+    def n_inputs(self) -> int:
+        return self.loss.shape[0]
+
+    @property
+    def n_outputs(self) -> int:
+        return self.loss.shape[1]
+
+    def scaling(self) -> tuple[float, float]:
+        return unit_range(self.loss)[1:]
+
+
 @dataclass(frozen=True, repr=False)
-class ExpectedLoss(Objective):
+class ExpectedLoss(LossObjective):
     r"""``sum_x prior_x sum_y Q[x, y] L[x, y]`` (minimised). Prior default: uniform."""
 
     loss: Any = field(compare=False)
@@ -96,27 +114,16 @@ class ExpectedLoss(Objective):
         object.__setattr__(self, "loss", L)
         object.__setattr__(self, "prior", _prior_or_uniform(self.prior, L.shape[0]))
 
-    @property
-    def n_inputs(self) -> int:
-        return self.loss.shape[0]
-
-    @property
-    def n_outputs(self) -> int:
-        return self.loss.shape[1]
-
     def expression(self, Q: cp.Expression) -> tuple[cp.Expression, list]:
         unit, _, _ = unit_range(self.loss)
         return cp.sum(cp.multiply(self.prior[:, None] * unit, Q)), []
-
-    def scaling(self) -> tuple[float, float]:
-        return unit_range(self.loss)[1:]
 
     def evaluate(self, Q: np.ndarray) -> float:
         return float(self.prior @ (Q * self.loss).sum(axis=1))
 
 
 @dataclass(frozen=True, repr=False)
-class WorstCaseLoss(Objective):
+class WorstCaseLoss(LossObjective):
     r"""``max_x sum_y Q[x, y] L[x, y]`` (minimised through an epigraph variable)."""
 
     loss: Any = field(compare=False)
@@ -124,23 +131,12 @@ class WorstCaseLoss(Objective):
     def __post_init__(self) -> None:
         object.__setattr__(self, "loss", check_loss(self.loss))
 
-    @property
-    def n_inputs(self) -> int:
-        return self.loss.shape[0]
-
-    @property
-    def n_outputs(self) -> int:
-        return self.loss.shape[1]
-
     def expression(self, Q: cp.Expression) -> tuple[cp.Expression, list]:
         # in unit range, every optimum has z = max_x (Q L')_x in [0, 1]: the bounds cut
         # no optimum and give the dual bound a finite box
         unit, _, _ = unit_range(self.loss)
         z = cp.Variable(name="worst_case", bounds=[0.0, 1.0])
         return z, [cp.sum(cp.multiply(unit, Q), axis=1) <= z]
-
-    def scaling(self) -> tuple[float, float]:
-        return unit_range(self.loss)[1:]
 
     def evaluate(self, Q: np.ndarray) -> float:
         return float((Q * self.loss).sum(axis=1).max())
@@ -264,7 +260,7 @@ class PosteriorVulnerability(Objective):
 
 
 @dataclass(frozen=True, repr=False)
-class MinimaxLoss(Objective):
+class MinimaxLoss(LossObjective):
     r"""The expected loss at the worst prior of a set, minimised (minimax estimation over
     priors):
 
@@ -339,14 +335,6 @@ class MinimaxLoss(Objective):
                 f"{name} entries must lie in [0, 1], got {float(arr[bad][0])!r}")
         return arr
 
-    @property
-    def n_inputs(self) -> int:
-        return self.loss.shape[0]
-
-    @property
-    def n_outputs(self) -> int:
-        return self.loss.shape[1]
-
     def expression(self, Q: cp.Expression) -> tuple[cp.Expression, list]:
         # r_x = sum_y Q[x, y] L'[x, y] lies in [0, 1] in unit range
         unit, _, _ = unit_range(self.loss)
@@ -362,9 +350,6 @@ class MinimaxLoss(Objective):
         a = cp.Variable(k, name="minimax_above", bounds=[0.0, 1.0])
         b = cp.Variable(k, name="minimax_below", bounds=[0.0, 1.0])
         return nu + self.upper @ a - self.lower @ b, [nu + a - b >= r]
-
-    def scaling(self) -> tuple[float, float]:
-        return unit_range(self.loss)[1:]
 
     def worst_prior(self, Q: np.ndarray) -> np.ndarray:
         """The prior of the set at which ``Q``'s expected loss is largest (for a box: the
