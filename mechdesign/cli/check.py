@@ -37,12 +37,40 @@ def _distance(metric: str | None, k: int) -> np.ndarray | None:
         raise InvalidParameterError(f"cannot read distance matrix {metric!r}: {exc}") from None
 
 
+def _other_views(m: object, args: argparse.Namespace) -> dict[str, float]:
+    """The Rényi curve at ``--renyi`` orders, zCDP's rho (``--zcdp``) and the Bayes capacity
+    (``--leakage``) of the mechanism (of its messages, for an evidential one)."""
+    from ..evidential import EvidentialMechanism
+
+    plain = m.to_mechanism() if isinstance(m, EvidentialMechanism) else m
+    out: dict[str, float] = {}
+    if args.renyi:
+        from ..accounting import renyi_epsilon
+
+        for alpha in args.renyi:
+            if not alpha >= 0:
+                raise InvalidParameterError(f"--renyi orders must be >= 0, got {alpha!r}")
+            out[f"renyi_epsilon@{alpha:g}"] = float(renyi_epsilon(plain, alpha))
+    if args.zcdp:
+        from ..accounting import zcdp_rho
+
+        out["zcdp_rho"] = zcdp_rho(plain).rho
+    if args.leakage:
+        from ..privacy import bayes_capacity, min_entropy_capacity
+
+        out["bayes_capacity"] = float(bayes_capacity(plain))
+        out["min_entropy_capacity_bits"] = min_entropy_capacity(plain)
+    return out
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from ..privacy.report import privacy_report, ratio, skipped_measures
 
     m = resolve_mechanism(args.source, args.params)
     distance = _distance(args.metric, m.n_inputs)
     report = privacy_report(m, epsilons=args.epsilon or (), distance=distance)
+    plain = set(report)  # the measures in epsilon units (an e^value column)
+    report.update(_other_views(m, args))
     skipped = skipped_measures(m)
     if args.json:
         print(json.dumps({"mechanism": describe_mechanism(m),
@@ -54,7 +82,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(describe_mechanism(m))
     rows = []
     for key, value in report.items():
-        if key.startswith("delta"):
+        if key.startswith("delta") or key not in plain:
             rows.append((key, fmt(value), ""))
         else:
             rows.append((key, fmt(value), fmt(ratio(value))))
@@ -77,5 +105,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="also report delta_ldp at this epsilon (repeatable)")
     check.add_argument("--metric", metavar="line|FILE",
                        help="also report metric privacy: 'line' for |x - x'|, or a CSV matrix")
+    check.add_argument("--renyi", type=float, action="append", metavar="ALPHA",
+                       help="also report the Rényi DP epsilon at this order (repeatable; "
+                            "inf is epsilon_ldp)")
+    check.add_argument("--zcdp", action="store_true",
+                       help="also report zCDP's rho = sup eps(alpha)/alpha")
+    check.add_argument("--leakage", action="store_true",
+                       help="also report the Bayes capacity sum_y max_x Q[x, y] (the largest "
+                            "multiplicative Bayes leakage) and its log2, the min-entropy "
+                            "capacity in bits")
     check.add_argument("--json", action="store_true", help="machine-readable output")
     check.set_defaults(func=cmd_check)
