@@ -82,9 +82,56 @@ def _report(args: argparse.Namespace, g: Any, inputs: tuple[str, ...],
 def cmd_subsample(args: argparse.Namespace) -> int:
     from ..accounting import subsampled
 
+    if (args.source is None) == (args.epsilon is None):
+        raise InvalidParameterError("give either a mechanism (NAME key=value ... or a file), "
+                                    "for its exact subsampled matrix, or --epsilon, not both")
+    if args.source is not None:
+        return _exact_subsample(args)
+    if args.reference is not None:
+        raise InvalidParameterError("--reference needs a mechanism (the subsampled matrix)")
     g = subsampled(args.epsilon, args.delta, args.p)
     return _report(args, g, (fmt(args.epsilon), fmt(args.delta), fmt(args.p)),
                    ("epsilon", "delta", "p", "amplified epsilon", "amplified delta"))
+
+
+def _subsampling_reference(mech: Any, text: str) -> Any:
+    """``--reference``: ``null`` (a new output), ``uniform`` (over the outputs) or ``row:X``
+    (the row of input X, by label or index: report as if the value were X)."""
+    import numpy as np
+
+    if text in ("null", "uniform"):
+        return "null" if text == "null" else np.full(mech.n_outputs, 1.0 / mech.n_outputs)
+    if text.startswith("row:"):
+        key = text[4:]
+        labels = [str(x) for x in mech.inputs]
+        if key in labels:
+            return mech.matrix[labels.index(key)]
+        if key.isdigit() and int(key) < mech.n_inputs:
+            return mech.matrix[int(key)]
+    raise InvalidParameterError(f"--reference must be null, uniform or row:X with X an input "
+                                f"of {list(mech.inputs)!r}, got {text!r}")
+
+
+def _exact_subsample(args: argparse.Namespace) -> int:
+    from ..accounting import subsampling_privacy
+
+    mech = ordinary(resolve_mechanism(args.source, args.params))
+    sp = subsampling_privacy(mech, args.p,
+                             _subsampling_reference(mech, args.reference or "null"))
+    if args.json:
+        _dump([{"p": sp.p, "epsilon": sp.epsilon,
+                "epsilon_replacement": sp.epsilon_replacement,
+                "epsilon_input": sp.epsilon_input, "bound": sp.bound,
+                "outputs": list(sp.mechanism.outputs)}])
+        return 0
+    print(f"subsampled with p = {fmt(sp.p)}, reference {args.reference or 'null'}: "
+          f"{sp.mechanism.n_inputs - 1} inputs and the absent user x "
+          f"{sp.mechanism.n_outputs} outputs")
+    print_table([("exact, every pair (replacement and absent)", fmt(sp.epsilon)),
+                 ("exact, present users only (replacement)", fmt(sp.epsilon_replacement)),
+                 ("theorem: ln(1 + p(e^eps_in - 1)), eps_in = " + fmt(sp.epsilon_input),
+                  fmt(sp.bound))], ("epsilon", "value"))
+    return 0
 
 
 def cmd_shuffle_to_ldp(args: argparse.Namespace) -> int:
@@ -120,10 +167,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--json", action="store_true", help="machine-readable output")
     s.set_defaults(func=cmd_shuffle)
 
-    u = kinds.add_parser("subsample", help="Poisson/uniform subsampling with probability p")
-    u.add_argument("--epsilon", type=float, required=True)
+    u = kinds.add_parser("subsample", help="Poisson/uniform subsampling with probability p",
+                         description="The subsampling theorem for an (eps, delta)-DP mechanism "
+                                     "(--epsilon), or the exact epsilon of a finite "
+                                     "randomizer's subsampled matrix (a catalog mechanism or "
+                                     "a matrix file) beside the theorem.")
+    add_source_arguments(u, optional=True)
+    u.add_argument("--epsilon", type=float, help="the mechanism's epsilon (theorem only)")
     u.add_argument("--delta", type=float, default=0.0)
     u.add_argument("--p", type=float, required=True, help="inclusion probability")
+    u.add_argument("--reference", metavar="null|uniform|row:X",
+                   help="with a mechanism: what an unsampled user reports (default null, a "
+                        "new output; uniform over the outputs; row:X as if the value were X)")
     u.add_argument("--json", action="store_true")
     u.set_defaults(func=cmd_subsample)
 

@@ -1,0 +1,58 @@
+"""``mechdesign amplify subsample MECH --p P [--reference ...]``: the exact epsilon of the
+subsampled matrix beside the theorem; ``--epsilon`` alone is the theorem."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from mechdesign.cli.main import main
+
+
+def run_json(capsys, *argv: str) -> dict:
+    assert main(["amplify", "subsample", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)[0]
+
+
+def test_k_rr_mixed_with_its_own_row_attains_the_theorem(capsys):
+    # 3-RR(1) mixed with its row 0 has a worst ratio Q[x, y] = e r_y, so the subsampling
+    # theorem ln(1 + p(e - 1)) (Huang & Canonne Thm 6.1) holds with equality
+    got = run_json(capsys, "randomized_response", "k=3", "epsilon=1", "--p", "0.1",
+                   "--reference", "row:0")
+    assert got["epsilon"] == pytest.approx(math.log1p(0.1 * math.expm1(1.0)), rel=1e-12)
+    assert got["bound"] == pytest.approx(got["epsilon"], rel=1e-12)
+
+
+def test_a_uniform_reference_is_strictly_below_the_theorem(capsys):
+    # uniform r: the exact epsilon is ln((p a + (1-p)/k) / (p b + (1-p)/k)) with a, b the
+    # diagonal and off-diagonal of k-RR, below the theorem applied at eps_in
+    a, b = math.e / (math.e + 2), 1 / (math.e + 2)
+    p = 0.25
+    got = run_json(capsys, "randomized_response", "k=3", "epsilon=1", "--p", str(p),
+                   "--reference", "uniform")
+    exact = math.log((p * a + (1 - p) / 3) / (p * b + (1 - p) / 3))
+    assert got["epsilon"] == pytest.approx(exact, rel=1e-12)
+    assert got["epsilon"] < got["bound"]
+
+
+def test_a_null_output_does_not_amplify_and_the_theorem_alone(capsys):
+    got = run_json(capsys, "randomized_response", "k=3", "epsilon=1", "--p", "0.1")
+    assert got["epsilon_replacement"] == pytest.approx(1.0, rel=1e-12)
+    # the absent user is told apart with certainty: eps = inf, which JSON writes as null
+    assert got["epsilon"] is None and got["outputs"][-1] == "null"
+    theorem = run_json(capsys, "--epsilon", "1", "--p", "0.1")
+    assert theorem["epsilon"] == pytest.approx(math.log1p(0.1 * math.expm1(1.0)), rel=1e-15)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (("--p", "0.1"), "give either a mechanism"),
+    (("warner", "p=0.75", "--epsilon", "1", "--p", "0.1"), "not both"),
+    (("warner", "p=0.75", "--p", "0.1", "--reference", "row:7"), "got 'row:7'"),
+    (("--epsilon", "1", "--p", "0.1", "--reference", "uniform"), "--reference needs"),
+])
+def test_bad_arguments_are_one_line(capsys, argv, words):
+    assert main(["amplify", "subsample", *argv]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1
