@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -44,6 +43,13 @@ from ..mechanism import Mechanism
 from .amplification import MAX_SHUFFLE_N, shuffle_delta, subsampled
 from .composition import Method, compose
 from .pld import DEFAULT_GRID, MAX_ATOMS
+from .step_search import (
+    StepPredicate,
+    falsify_monotone,
+    largest_int,
+    search_real,
+    smallest_int,
+)
 
 MAX_K = 10**6
 """Default upper end of the search for the largest number of uses k: past it, the result
@@ -56,7 +62,6 @@ eps0 = 300 the expected number of clones ``(n - 1) e^-eps0`` is below 1e-120 for
 
 Setting = Literal["composition", "shuffle", "subsampling"]
 Direction = Literal["largest", "smallest"]
-_Forward = Callable[[Any], tuple[float, float, bool]]
 
 
 @dataclass(frozen=True)
@@ -149,163 +154,7 @@ def _pair(g: tuple[float, float] | None) -> str:
     return "none" if g is None else f"({number(g[0])}, {number(g[1])})"
 
 
-# --------------------------------------------------------------------------- the search
-class _Predicate:
-    """``x`` meets the target when the forward guarantee at ``x`` is within it; every
-    forward value is computed once and kept."""
-
-    def __init__(self, forward: _Forward, epsilon: float, delta: float, name: str,
-                 question: str) -> None:
-        self._forward = forward
-        self.epsilon, self.delta = epsilon, delta
-        self.name, self.question = name, question
-        self.seen: dict[Any, tuple[float, float, bool]] = {}
-
-    def at(self, x: Any) -> tuple[float, float, bool]:
-        if x not in self.seen:
-            self.seen[x] = self._forward(x)
-        return self.seen[x]
-
-    def meets(self, x: Any) -> bool:
-        eps, delta, _ = self.at(x)
-        return eps <= self.epsilon and delta <= self.delta
-
-    def target(self) -> str:
-        return f"the target (epsilon={self.epsilon!r}, delta={self.delta!r})"
-
-    def gives(self, x: Any) -> str:
-        eps, delta, _ = self.at(x)
-        return f"({number(eps)}, {number(delta)}) at {self.name} = {number(x)}"
-
-
-def _key(x: float) -> int:
-    """An integer increasing with the double x (its bit pattern, negated for x < 0)."""
-    bits = struct.unpack("<q", struct.pack("<d", abs(x)))[0]
-    return bits if x >= 0 else -bits
-
-
-def _from_key(i: int) -> float:
-    x = struct.unpack("<d", struct.pack("<q", abs(i)))[0]
-    return x if i >= 0 else -x
-
-
-def _search_real(pred: _Predicate, lo: float, hi: float, xtol: float
-                 ) -> tuple[float, float | None]:
-    """The step of the predicate on the doubles of ``[lo, hi]``: ``(good, bad)`` adjacent
-    (or within ``xtol``), ``good`` meeting the target; ``(hi, None)`` when both ends do."""
-    at_lo, at_hi = pred.meets(lo), pred.meets(hi)
-    if at_lo and at_hi:
-        return hi, None
-    if not (at_lo or at_hi):
-        raise InvalidParameterError(
-            f"{pred.target()} cannot be met by {pred.question} for any {pred.name} in "
-            f"[{number(lo)}, {number(hi)}]: the forward computation gives {pred.gives(lo)} "
-            f"and {pred.gives(hi)} (if it is met inside the range, the guarantee is not "
-            f"monotone in {pred.name} there: give bounds on which it is)")
-    good, bad = (lo, hi) if at_lo else (hi, lo)
-    g, b = _narrow(pred, _key(good), _key(bad), _from_key,
-                   lambda g, b: abs(_from_key(g) - _from_key(b)) <= xtol)
-    return _from_key(g), _from_key(b)
-
-
-def _narrow(pred: _Predicate, good: int, bad: int, value: Callable[[int], Any],
-            close: Callable[[int, int], bool] = lambda g, b: False) -> tuple[int, int]:
-    """Bisect the integers between ``good`` (whose ``value`` meets the target) and ``bad``
-    (whose does not) until they are adjacent or ``close``: the one search behind the real
-    (``value`` maps a double's bit-pattern key back to it) and the integer parameters."""
-    while abs(good - bad) > 1 and not close(good, bad):
-        mid = (good + bad) // 2
-        if pred.meets(value(mid)):
-            good = mid
-        else:
-            bad = mid
-    return good, bad
-
-
-def _largest_int(pred: _Predicate, lo: int, hi: int) -> tuple[int, int | None]:
-    """The largest integer of ``[lo, hi]`` meeting the target and the next one (galloping
-    1, 2, 4, ... from ``lo``, then binary search); ``(hi, None)`` when ``hi`` meets it."""
-    if not pred.meets(lo):
-        raise InvalidParameterError(
-            f"{pred.target()} cannot be met by {pred.question}, not even at {pred.name} = "
-            f"{lo}: the forward computation gives {pred.gives(lo)}")
-    good = lo
-    while True:
-        cand = min(max(2 * good, good + 1), hi)
-        if cand == good:
-            return good, None
-        if not pred.meets(cand):
-            bad = cand
-            break
-        good = cand
-    return _narrow(pred, good, bad, int)
-
-
-def _smallest_int(pred: _Predicate, lo: int, hi: int) -> tuple[int, int | None]:
-    """The smallest integer of ``[lo, hi]`` meeting the target and the one before it;
-    ``(lo, None)`` when ``lo`` meets it."""
-    if pred.meets(lo):
-        return lo, None
-    bad = lo
-    while True:
-        cand = min(max(2 * bad, bad + 1), hi)
-        if pred.meets(cand):
-            good = cand
-            break
-        if cand == hi:
-            raise InvalidParameterError(
-                f"{pred.target()} cannot be met by {pred.question} with {pred.name} up to "
-                f"{hi}: the forward computation gives {pred.gives(hi)}")
-        bad = cand
-    return _narrow(pred, good, bad, int)
-
-
-def _between(x: float, end: float) -> list[float]:
-    """Three points strictly between ``x`` and ``end``, spread geometrically when both are
-    positive (or toward 0 and toward inf), linearly otherwise."""
-    if x > 0 and end == 0:
-        pts = [x / 2, x / 16, x / 256]
-    elif x > 0 and math.isinf(end):
-        pts = [2 * x, 16 * x, 256 * x]
-    elif x > 0 and end > 0:
-        pts = [x * (end / x) ** f for f in (0.25, 0.5, 0.75)]
-    elif math.isfinite(end):
-        pts = [x + (end - x) * f for f in (0.25, 0.5, 0.75)]
-    else:
-        pts = []
-    return [p for p in pts if min(x, end) < p < max(x, end) and math.isfinite(p)]
-
-
-def _check_monotone(pred: _Predicate, value: float, bad: float | None, lo: float,
-                    hi: float, integer: bool) -> None:
-    """Falsify the monotonicity the search assumed: points beyond ``value`` (away from the
-    step) must meet the target and points beyond ``bad`` must not."""
-    if bad is None:
-        meet_side, fail_side = _between(value, lo if value == hi else hi), []
-    else:
-        far = lo if bad > value else hi
-        meet_side = _between(value, far)
-        fail_side = _between(bad, hi if bad > value else lo)
-    if integer:
-        meet_side = sorted({round(p) for p in meet_side} - {value, bad})
-        fail_side = sorted({round(p) for p in fail_side} - {value, bad})
-    for x in meet_side:
-        if not pred.meets(x):
-            raise _not_monotone(pred, value, x)
-    for x in fail_side:
-        if pred.meets(x):
-            raise _not_monotone(pred, x, bad)
-
-
-def _not_monotone(pred: _Predicate, met: Any, missed: Any) -> InvalidParameterError:
-    return InvalidParameterError(
-        f"{pred.target()} is not monotone in {pred.name} for {pred.question}: it is met at "
-        f"{pred.name} = {number(met)} but not at {number(missed)} ({pred.gives(met)}; "
-        f"{pred.gives(missed)}); calibration needs a guarantee monotone in the parameter: "
-        "give bounds on which it is")
-
-
-def _result(pred: _Predicate, value: Any, bad: Any, setting: Setting, method: str,
+def _result(pred: StepPredicate, value: Any, bad: Any, setting: Setting, method: str,
             note: str = "") -> Calibration:
     eps, delta, exact = pred.at(value)
     missed = None
@@ -573,8 +422,8 @@ def calibrate_composition(mechanism: Any, free: str = "epsilon", *, target_epsil
             r = compose(mechs, kk, **options).delta(t_eps)
             return t_eps, r.delta, r.exact
 
-        pred = _Predicate(uses, t_eps, t_delta, "k", f"{label} used k times")
-        value, bad = _largest_int(pred, lo, hi)
+        pred = StepPredicate(uses, t_eps, t_delta, "k", f"{label} used k times")
+        value, bad = largest_int(pred, lo, hi)
         note = "" if bad is not None else (
             f"every k up to {hi} meets the target (the search stopped there; raise it with "
             "bounds=(1, K))")
@@ -590,14 +439,14 @@ def calibrate_composition(mechanism: Any, free: str = "epsilon", *, target_epsil
         r = compose(build(x), k, **options).delta(t_eps)
         return t_eps, r.delta, r.exact
 
-    pred = _Predicate(forward, t_eps, t_delta, free, f"the {k}-fold composition of {label}")
-    value, bad = _search_real(pred, lo, hi, xtol)
+    pred = StepPredicate(forward, t_eps, t_delta, free, f"the {k}-fold composition of {label}")
+    value, bad = search_real(pred, lo, hi, xtol)
     if check_monotone:
-        _check_monotone(pred, value, bad, lo, hi, integer=False)
+        falsify_monotone(pred, value, bad, lo, hi, integer=False)
     return _result(pred, value, bad, "composition", _composition_method(pred))
 
 
-def _composition_method(pred: _Predicate) -> str:
+def _composition_method(pred: StepPredicate) -> str:
     if all(ex for _, _, ex in pred.seen.values()):
         return "exact privacy-loss atoms (compose)"
     return "compose: exact atoms, a grid bracket (pessimistic end) where they were too many"
@@ -708,11 +557,11 @@ def calibrate_shuffle(free: Literal["epsilon0", "n"], *, target_epsilon: float,
         def by_epsilon0(e0: float) -> tuple[float, float, bool]:
             return t_eps, shuffle_delta(e0, nn, t_eps).upper, True
 
-        pred = _Predicate(by_epsilon0, t_eps, t_delta, "epsilon0",
+        pred = StepPredicate(by_epsilon0, t_eps, t_delta, "epsilon0",
                           f"{n} shuffled epsilon0-LDP reports")
-        value, bad = _search_real(pred, lo, hi, xtol)
+        value, bad = search_real(pred, lo, hi, xtol)
         if check_monotone:
-            _check_monotone(pred, value, bad, lo, hi, integer=False)
+            falsify_monotone(pred, value, bad, lo, hi, integer=False)
         return _result(pred, value, bad, "shuffle", SHUFFLE_METHOD)
     if free == "n":
         if epsilon0 is None or n is not None:
@@ -724,10 +573,10 @@ def calibrate_shuffle(free: Literal["epsilon0", "n"], *, target_epsilon: float,
         def by_n(m: int) -> tuple[float, float, bool]:
             return t_eps, shuffle_delta(e0, m, t_eps).upper, True
 
-        pred = _Predicate(by_n, t_eps, t_delta, "n", f"n shuffled {number(e0)}-LDP reports")
-        value_n, bad_n = _smallest_int(pred, lo_n, hi_n)
+        pred = StepPredicate(by_n, t_eps, t_delta, "n", f"n shuffled {number(e0)}-LDP reports")
+        value_n, bad_n = smallest_int(pred, lo_n, hi_n)
         if check_monotone:
-            _check_monotone(pred, value_n, bad_n, lo_n, hi_n, integer=True)
+            falsify_monotone(pred, value_n, bad_n, lo_n, hi_n, integer=True)
         return _result(pred, value_n, bad_n, "shuffle", SHUFFLE_METHOD)
     raise InvalidParameterError(f"free must be 'epsilon0' or 'n' for shuffling, got {free!r}")
 
@@ -783,7 +632,7 @@ def calibrate_subsampling(free: Literal["p", "epsilon0"], *, target_epsilon: flo
             return g.epsilon, g.delta, True
 
         closed = _closed_form_p(t_eps, t_delta, e0, d0)
-        pred = _Predicate(by_p, t_eps, t_delta, "p",
+        pred = StepPredicate(by_p, t_eps, t_delta, "p",
                           f"subsampling a ({number(e0)}, {number(d0)})-DP mechanism")
     elif free == "epsilon0":
         if p is None or epsilon0 is not None:
@@ -800,15 +649,15 @@ def calibrate_subsampling(free: Literal["p", "epsilon0"], *, target_epsilon: flo
             return g.epsilon, g.delta, True
 
         closed = _closed_form_epsilon0(t_eps, pp)
-        pred = _Predicate(by_epsilon0, t_eps, t_delta, "epsilon0",
+        pred = StepPredicate(by_epsilon0, t_eps, t_delta, "epsilon0",
                           f"subsampling with p = {number(pp)} a (epsilon0, {number(d0)})-DP "
                           "mechanism")
     else:
         raise InvalidParameterError(
             f"free must be 'p' or 'epsilon0' for subsampling, got {free!r}")
-    value, bad = _search_real(pred, lo, hi, xtol)
+    value, bad = search_real(pred, lo, hi, xtol)
     if check_monotone:
-        _check_monotone(pred, value, bad, lo, hi, integer=False)
+        falsify_monotone(pred, value, bad, lo, hi, integer=False)
     return _result(pred, value, bad, "subsampling", SUBSAMPLING_METHOD,
                    f"closed form: {number(closed)}")
 
