@@ -4,6 +4,7 @@ turns a case into a :class:`~mechdesign.design.problem.DesignProblem`."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -56,7 +57,9 @@ class Case:
     loss: str = "moderate"  # one of LOSS_KINDS
     loss_scale: float = 1.0  # common factor of a "scaled" loss
     prior_zeros: int = 0  # prior entries set to exactly 0
-    distance: str = "euclidean"  # MATRIX_DISTANCES, or "graph" for metric_graph
+    distance: str = "euclidean"  # MATRIX_DISTANCES, "graph" for metric_graph, "pairs"
+    # for approx_ldp on a random neighbour relation (a path through the inputs plus random
+    # pairs), "none" otherwise
 
 
 
@@ -86,10 +89,14 @@ def case_from_seed(seed: int) -> Case:
         distance = "graph"
     uses_loss = objective not in INFORMATION
     uses_prior = objective in ("expected_loss", *INFORMATION)
+    if not notion.startswith("metric"):
+        distance = "none"
+    # drawn last, so every other field of every seed is what it was before relations
+    if notion == "approx_ldp" and rng.random() < 0.5:
+        distance = "pairs"
     return Case(notion, objective, k, m, eps, delta, seed, eps_kind,
                 loss if uses_loss else "none", scale if uses_loss else 1.0,
-                zeros if uses_prior else 0,
-                distance if notion.startswith("metric") else "none")
+                zeros if uses_prior else 0, distance)
 
 
 # ------------------------------------------------------------------------------ building
@@ -150,6 +157,23 @@ def _graph(rng: np.random.Generator, k: int, wide: bool = False) -> nx.Graph:
     return G
 
 
+def relation_pairs(case: Case) -> tuple[tuple[int, int], ...] | None:
+    """The neighbour relation of an ``approx_ldp`` case with ``distance == "pairs"``: a
+    path through the inputs in a random order (so the relation is connected) plus each
+    other pair with probability 0.3, as row indices; None (every pair) otherwise. Drawn
+    from its own stream, so the objective's arrays are those of the case without it."""
+    if case.distance != "pairs":
+        return None
+    rng = np.random.default_rng([case.seed, 13])
+    order = [int(x) for x in rng.permutation(case.k)]
+    pairs = {tuple(sorted(p)) for p in itertools.pairwise(order)}
+    for x in range(case.k):
+        for xp in range(x + 1, case.k):
+            if rng.random() < 0.3:
+                pairs.add((x, xp))
+    return tuple(sorted(pairs))
+
+
 @dataclass(frozen=True)
 class Built:
     """A case as a problem: the problem, its notion, the objective's column count, and the
@@ -169,7 +193,7 @@ def build(case: Case) -> Built:
     deletion_delta = case.delta if case.delta > 0 else 1e-3
     notion = {
         "ldp": lambda: LDP(eps),
-        "approx_ldp": lambda: ApproxLDP(eps, case.delta),
+        "approx_ldp": lambda: ApproxLDP(eps, case.delta, pairs=relation_pairs(case)),
         "deletion_ldp": lambda: DeletionLDP(eps),
         "deletion_ldp_delta": lambda: DeletionLDP(eps, deletion_delta),
         "metric_matrix": lambda: MetricDP(eps, _points(rng, k, case.distance)),

@@ -173,8 +173,10 @@ def float_measure(notion: object, mech: object) -> float:
     """The notion's parameter of ``mech`` from the analysis layer, called directly."""
     if isinstance(notion, LDP):
         return measures.epsilon_ldp(mech)
-    if isinstance(notion, ApproxLDP):
-        return measures.delta_ldp(mech, notion.epsilon)
+    if isinstance(notion, ApproxLDP):  # on its neighbour relation; delta = 0 is pure LDP
+        if notion.delta == 0.0:
+            return measures.epsilon_ldp(mech, **notion.relation)
+        return measures.delta_ldp(mech, notion.epsilon, **notion.relation)
     if isinstance(notion, DeletionLDP):
         if notion.delta == 0.0:
             return measures.epsilon_deletion(mech).epsilon

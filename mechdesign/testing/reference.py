@@ -120,11 +120,15 @@ def _privacy_rows(lp: _LP, case: Case, problem: DesignProblem, notion: Any, eps:
     k, n = lp.k, lp.n
     kind = case.notion
     column = lambda x, y: [lp.q(x, y)]  # noqa: E731
+    # approx_ldp on a relation: only neighbouring ordered pairs (the case's row indices)
+    pairs = getattr(notion, "pairs", None)
+    near = (set(itertools.permutations(range(k), 2)) if pairs is None
+            else {p for x, xp in pairs for p in ((x, xp), (xp, x))})
     if kind in ("ldp", "sldp_mass") or (kind == "approx_ldp" and notion.delta == 0.0):
-        _pairwise(lp, column, n, lambda x, xp: eps)
+        _pairwise(lp, column, n, lambda x, xp: eps if (x, xp) in near else None)
     elif kind == "approx_ldp":
         c = _coef(eps, lp.cap)
-        for x, xp in itertools.permutations(range(k), 2):
+        for x, xp in sorted(near):
             s = lp.new(n)
             for y in range(n):
                 lp.ub.append(([lp.q(x, y), lp.q(xp, y), s + y], [1.0, -c, -1.0], 0.0))

@@ -103,7 +103,10 @@ def test_case_generator_is_reproducible_and_covers_everything():
     assert {c.notion for c in a} == set(NOTION_KINDS)
     assert {c.objective for c in a} == set(OBJECTIVE_KINDS)
     assert {c.loss for c in a} == {*LOSS_KINDS, "none"}
-    assert {c.distance for c in a} == {*MATRIX_DISTANCES, "graph", "none"}
+    assert {c.distance for c in a} == {*MATRIX_DISTANCES, "graph", "pairs", "none"}
+    # a neighbour relation only for approx_ldp, and drawn last: the case without it is the
+    # same case (every other field, every array of the objective)
+    assert {c.notion for c in a if c.distance == "pairs"} == {"approx_ldp"}
     rng_eps = [c.eps for c in a if c.eps_kind == "range"]
     assert min(rng_eps) < 2e-3 and max(rng_eps) > 15
     near = [c for c in a if c.eps_kind == "near_max"]
@@ -194,3 +197,24 @@ def test_beaten_compares_against_the_gap():
 def test_wall_clock_limit_reports_a_hang():
     out = run_case(Case("ldp", "expected_loss", 3, 3, 1.0, 0.0, 0), time_limit=1e-4)
     assert out.category == "hang" and "wall-clock limit" in out.detail
+
+
+def test_relation_cases_are_connected_and_checked_on_their_pairs():
+    # the relation of an approx_ldp "pairs" case: a path through every input (connected)
+    # plus random pairs, as row indices; the design's notion carries it
+    import networkx as nx
+
+    from mechdesign.testing.cases import relation_pairs
+
+    cases = [c for c in (case_from_seed(s) for s in range(2000)) if c.distance == "pairs"]
+    assert len(cases) > 20
+    for c in cases:
+        pairs = relation_pairs(c)
+        assert all(0 <= x < xp < c.k for x, xp in pairs)
+        g = nx.Graph(pairs)
+        g.add_nodes_from(range(c.k))
+        assert nx.is_connected(g)
+        if c.objective == "expected_loss":  # (estimation at zero priors is refused)
+            assert build(c).notion.pairs == pairs
+    assert all(relation_pairs(case_from_seed(s)) is None
+               for s in range(200) if case_from_seed(s).distance != "pairs")
