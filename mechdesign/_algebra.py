@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -75,3 +76,8 @@ def log_multinomial(C: Any) -> np.ndarray:
     remainders = np.where(pos, stirling_remainder(c) + 0.5 * np.log(2 * np.pi * c), 0.0).sum(axis=1)
     head = np.where(k > 0, stirling_remainder(kk) + 0.5 * np.log(2 * np.pi * kk), 0.0)
     return entropy + (head - remainders)
+
+
+def log_expm1(x: float) -> float:
+    """``ln(e^x - 1)`` for ``x > 0`` without overflow (``x + ln(1 - e^-x)``)."""
+    return x + math.log(-math.expm1(-x))

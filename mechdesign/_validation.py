@@ -173,6 +173,7 @@ def as_prior(prior: Any, k: int, name: str = "prior") -> np.ndarray:
                 f"vector of length {k}")
         pi = check_probability(prior, name)
         return np.array([pi, 1.0 - pi])
+    check_real_entries(prior, name, InvalidParameterError)  # no strings, no bools
     try:
         arr = np.array(prior, dtype=float)
     except (TypeError, ValueError) as exc:

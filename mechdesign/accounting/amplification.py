@@ -16,7 +16,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import bdtr
 
-from .._algebra import log_multinomial
+from .._algebra import log_expm1, log_multinomial
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidParameterError
 from ..privacy.conversions import Guarantee
@@ -106,14 +106,22 @@ def _clone_delta(cl: _Clones, eps: float) -> float:
         return 0.0
     c = cl.c
     # ratio P_c(a)/Q_c(a) is decreasing in a and exceeds e^eps iff a < (c + 1) / (1 + tau)
-    tau = math.expm1(eps + eps0) / (math.exp(eps) * math.expm1(eps0 - eps))
+    if eps + eps0 < 700:
+        tau = math.expm1(eps + eps0) / (math.exp(eps) * math.expm1(eps0 - eps))
+        c1 = (math.exp(eps0) - math.exp(eps)) / (1.0 + math.exp(eps0))
+    else:  # the same in log space (e^(eps + eps0) overflows a double from 709.8 on)
+        log_tau = log_expm1(eps + eps0) - eps - log_expm1(eps0 - eps)
+        tau = math.exp(log_tau) if log_tau < 709 else math.inf
+        c1 = -math.expm1(eps - eps0) / (1.0 + math.exp(-eps0))
     astar = np.ceil((c + 1) / (1.0 + tau)).astype(np.int64) - 1
     astar = np.clip(astar, 0, c)
     log_b = log_multinomial(np.stack([astar, c - astar], axis=1)) - c * math.log(2.0)
     B0 = np.where(astar >= 1, bdtr(np.maximum(astar - 1, 0), c, 0.5), 0.0)
-    c1 = (math.exp(eps0) - math.exp(eps)) / (1.0 + math.exp(eps0))
     # sum_{a <= a*} [P(a) - e^eps Q(a)] = c1 b(a*) + (1 - e^eps) B(a* - 1)
-    term = np.maximum(c1 * np.exp(log_b) - math.expm1(eps) * B0, 0.0)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        lost = (math.expm1(eps) * B0 if eps < 700
+                else np.where(B0 > 0, np.exp(eps + np.log(B0)), 0.0))
+    term = np.maximum(c1 * np.exp(log_b) - lost, 0.0)
     return float(np.dot(cl.w, term))
 
 

@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .._algebra import log_expm1
 from .._html import kv_table, number, short_repr, wrap
 from .._validation import check_delta, check_epsilon, check_int, check_real
 from ..errors import InvalidParameterError
@@ -662,18 +663,13 @@ def calibrate_subsampling(free: Literal["p", "epsilon0"], *, target_epsilon: flo
                    f"closed form: {number(closed)}")
 
 
-def _log_expm1(x: float) -> float:
-    """``ln(e^x - 1)`` for ``x > 0`` without overflow."""
-    return x + math.log(-math.expm1(-x))
-
-
 def _closed_form_p(t_eps: float, t_delta: float, e0: float, d0: float) -> float:
     """``min(1, expm1(eps) / expm1(eps0), delta / delta0)``."""
     p = 1.0
     if math.isinf(e0):
         p = 0.0
     elif t_eps < e0:
-        p = 0.0 if t_eps == 0 else math.exp(_log_expm1(t_eps) - _log_expm1(e0))
+        p = 0.0 if t_eps == 0 else math.exp(log_expm1(t_eps) - log_expm1(e0))
     if d0 > 0:
         p = min(p, t_delta / d0)
     return min(p, 1.0)
@@ -685,7 +681,7 @@ def _closed_form_epsilon0(t_eps: float, p: float) -> float:
         return math.inf
     if t_eps == 0:
         return 0.0
-    return float(np.logaddexp(0.0, _log_expm1(t_eps) - math.log(p)))
+    return float(np.logaddexp(0.0, log_expm1(t_eps) - math.log(p)))
 
 
 # --------------------------------------------------------------------------- dispatcher

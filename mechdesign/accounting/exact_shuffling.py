@@ -143,7 +143,12 @@ def _setup(mechanism: Any, n: int, gamma: float) -> _Setup:
         raise InvalidParameterError("a mechanism needs at least 2 inputs to have a privacy loss")
     if m > 1:
         cells = (h + 1) ** (m - 1)
-        work = (_additions(k, h - 1, krr) + 2 * len(pairs) * _leaves(k, h - 1, krr)) * cells * m
+        # a lower bound first (at least h count vectors of the others: the first value's
+        # count), so that a size far past the limit is refused without walking them
+        work = (h - 1 + 2 * len(pairs) * h) * cells * m
+        if work <= MAX_SHUFFLE_WORK:
+            work = ((_additions(k, h - 1, krr) + 2 * len(pairs) * _leaves(k, h - 1, krr))
+                    * cells * m)
         if work > MAX_SHUFFLE_WORK:
             raise SizeLimitError(
                 f"the exact shuffle of {h} reports of a {k} x {m} randomizer needs about "

@@ -309,8 +309,7 @@ def kov_decomposition(m: Any, x: int = 0, x_prime: int = 1,
         w = P + Pp
         D = D - D.sum() * w / w.sum()
         G = np.vstack([P + D / em1, Pp - D / em1])
-        a = 1.0 / (1.0 + math.exp(-eps))
-        b = 1.0 / (1.0 + math.exp(eps)) if eps < 700 else 0.0
+        a, b = _binary_rr(eps)
     if G.min() < -DECOMPOSITION_TOL:
         raise InvalidMechanismError(
             f"post-processing has a negative entry {G.min()!r}; the pair is not eps-private")
@@ -342,15 +341,23 @@ def leaky_randomized_response(epsilon: float, delta: float) -> np.ndarray:
               (1-\delta)\frac{1}{1+e^\varepsilon} &
               (1-\delta)\frac{e^\varepsilon}{1+e^\varepsilon} & 0 & \delta \end{pmatrix}
 
-    With probability delta the input is revealed, otherwise binary RR(eps) runs. Both
-    hockey-stick divergences at ``e^eps`` equal delta exactly: its privacy region is the
-    whole (eps, delta) region, which is why it dominates every (eps, delta) pair.
+    With probability delta the input is revealed, otherwise binary RR(eps) runs. For a
+    finite eps both hockey-stick divergences at ``e^eps`` equal delta exactly: its privacy
+    region is the whole (eps, delta) region, which is why it dominates every (eps, delta)
+    pair (at eps = inf the RR part is the identity and the divergences are 1).
     """
     eps = check_epsilon(epsilon, allow_inf=True)
     d = check_delta(delta)
-    a = 1.0 / (1.0 + math.exp(-eps)) if eps < 700 else 1.0
-    b = 1.0 / (1.0 + math.exp(eps)) if eps < 700 else 0.0
+    a, b = _binary_rr(eps)
     return np.array([[(1 - d) * a, (1 - d) * b, d, 0.0], [(1 - d) * b, (1 - d) * a, 0.0, d]])
+
+
+def _binary_rr(eps: float) -> tuple[float, float]:
+    """Binary RR(eps)'s ``e^eps / (1 + e^eps)`` and ``1 / (1 + e^eps)``, written with
+    ``e^-eps`` so that the second stays exact up to eps = 745 (``1/(1 + e^eps)`` read 0
+    from eps = 710 on, where the true value 1e-309 is still a double)."""
+    t = math.exp(-eps)
+    return 1.0 / (1.0 + t), t / (1.0 + t)
 
 
 @dataclass(frozen=True)

@@ -132,9 +132,11 @@ def hockey_stick(P: np.ndarray, P_prime: np.ndarray, epsilon: float) -> np.ndarr
     is accepted when it sums to 1 within 1e-9, and the sum of its terms over disjoint supports
     could otherwise read ``1 + 2e-16``, which is not a delta (and (eps, 1)-DP always holds).
     """
-    scale = math.exp(epsilon) if epsilon < 709 else math.inf
-    with np.errstate(invalid="ignore", over="ignore"):
-        term = np.where(P_prime > 0, P - scale * P_prime, P)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        if epsilon < 709:
+            term = np.where(P_prime > 0, P - math.exp(epsilon) * P_prime, P)
+        else:  # e^eps P' in log space: e^eps overflows, the product may not (P' < 1e-308)
+            term = np.where(P_prime > 0, P - np.exp(epsilon + np.log(P_prime)), P)
     return np.minimum(np.maximum(term, 0.0).sum(axis=-1), 1.0)
 
 

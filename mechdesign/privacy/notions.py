@@ -139,8 +139,15 @@ class Notion:
         raise NotImplementedError
 
     def holds(self, mechanism: Any, tol: float = EPSILON_TOL) -> bool:
-        """Does ``mechanism`` meet the notion (measured value <= target + tol)?"""
-        return self.measure(mechanism) <= self.target + tol
+        """Does ``mechanism`` meet the notion? An epsilon target: measured value <= target +
+        tol. A delta target (:attr:`measures_delta`): measured <= target (1 + tol) plus the
+        rounding of the float sum behind it (``m 2^-53`` for m outputs): an absolute
+        tolerance of 1e-9 would accept a delta 500 times a target of 1e-12."""
+        measured = self.measure(mechanism)
+        if self.measures_delta:
+            m = np.shape(getattr(mechanism, "matrix", mechanism))[-1]
+            return measured <= self.target * (1.0 + tol) + m * 2.0**-53
+        return measured <= self.target + tol
 
     def ties_columns(self, inputs: tuple) -> bool:
         """True when every feasible column that is positive on one input is positive on all
