@@ -341,6 +341,8 @@ def ldp_capacity_bound(epsilon: float, n_inputs: int, n_outputs: int | None = No
     n = check_int(n_inputs, "n_inputs", 1)
     if n_outputs is not None:
         n = min(n, check_int(n_outputs, "n_outputs", 1))
+    if n > 2**1023:  # past the doubles (10**400 raised an untyped OverflowError)
+        raise InvalidParameterError(f"the number of inputs or outputs {n} is too large")
     if math.isinf(eps):
         return float(n)
     # n e^eps / (e^eps + n - 1) = n / (1 + (n - 1) e^-eps): no overflow at large eps

@@ -23,8 +23,9 @@ exact value. ``delta_ldp`` is a floating-point sum (``n`` roundings of terms at 
 the minimum over references up to that rounding;
 :func:`mechdesign.privacy.verify.verify_exact` decides both exactly. Checks of a
 target (the ``.holds(mechanism)`` method of each privacy notion in
-:mod:`mechdesign.privacy.notions`) accept a measured value up to :data:`EPSILON_TOL` above
-the target.
+:mod:`mechdesign.privacy.notions`) accept a measured epsilon up to :data:`EPSILON_TOL` above
+the target, and a measured delta up to :data:`EPSILON_TOL` relative to the target plus the
+rounding of its float sum.
 
 References: Li et al. 2022 (``docs/belief_functions.md``, section 2) and Huang & Canonne,
 "Lemmas of differential privacy" (``docs/accounting.md``, section 1).

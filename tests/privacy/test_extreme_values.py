@@ -61,3 +61,12 @@ def test_leaky_randomized_response_is_eps_delta_private_at_large_eps(eps):
 def test_priors_must_be_numbers(prior):
     with pytest.raises(InvalidParameterError, match="entries must be real numbers"):
         bayes_leakage(md.warner(0.75), prior)
+
+
+def test_the_capacity_bound_refuses_a_size_past_the_doubles():
+    from mechdesign.privacy import ldp_capacity_bound
+
+    with pytest.raises(InvalidParameterError, match="too large"):
+        ldp_capacity_bound(1.0, 10**400)
+    # n e^eps / (e^eps + n - 1) at n = 3, eps = ln 2: 6 / 4
+    assert ldp_capacity_bound(math.log(2.0), 3) == pytest.approx(1.5, rel=1e-15)
