@@ -42,17 +42,17 @@ from .objectives import MinimaxEstimation, criterion_expression
 from .solvers import Deadline
 from .staircase import (
     REFINE_ABOVE,
-    TIGHT_CLARABEL,
     StaircaseSolution,
-    _information_expression,
-    _information_scaling,
-    _linear_bound,
-    _pattern_data,
-    _purify,
-    _solve_with_retries,
-    _unscale,
-    _value_and_gradient,
+    information_expression,
+    information_scaling,
+    linear_bound,
+    pattern_data,
+    purify,
     solve_estimation,
+    solve_with_retries,
+    tighter_solve,
+    unscale,
+    value_and_gradient,
 )
 
 MAX_MINIMAX_K = 10
@@ -82,11 +82,11 @@ def solve_minimax_estimation(objective: MinimaxEstimation, epsilon: float,
     if epsilon == 0.0:
         raise SolverFailedError("at epsilon = 0 no mechanism carries information: the "
                                 "estimation criterion is infinite")
-    S, V, c, a = _pattern_data(k, epsilon)
+    S, V, c, a = pattern_data(k, epsilon)
     P = S.shape[1]
     J = np.arange(P)
     crit = objective.criterion
-    scaled = [_information_scaling(m, S, V, c, epsilon) for m in objective.members]
+    scaled = [information_scaling(m, S, V, c, epsilon) for m in objective.members]
     WU = scaled[0][2]
     scales = [s for _, s, _ in scaled]
     scale = min(scales)
@@ -96,33 +96,27 @@ def solve_minimax_estimation(objective: MinimaxEstimation, epsilon: float,
     t = cp.Variable(name="worst_criterion")
     # each prior's criterion in its own O(1) units (k-RR scores 1, or 0 for D), the
     # common unit moved onto t: f_j = crit_j s / s_j (A, E), crit_j - (k-1) ln(s_j / s) (D)
-    epigraph = [criterion_expression(_information_expression(V, den, J, v), crit, WU)
+    epigraph = [criterion_expression(information_expression(V, den, J, v), crit, WU)
                 <= (t + (k - 1) * math.log(s / scale) if crit == "D" else t * (s / scale))
                 for den, s, _ in scaled]
     prob = cp.Problem(cp.Minimize(t), [a @ v == 1, *epigraph])
     name = solver or "CLARABEL"
     explicit = solver is not None or bool(options)
-    v_value, value, accurate = _solve_with_retries(prob, v, name, options, explicit,
+    v_value, value, accurate = solve_with_retries(prob, v, name, options, explicit,
                                                    deadline)
     bound = _minimax_bound(crit, WU, V, dens, a, J, v_value, _duals(epigraph, scales, scale, crit))
-    if (not explicit and bound is not None
-            and not (deadline is not None and deadline.expired)
-            and value - bound > REFINE_ABOVE * max(abs(value), 1.0)):
-        try:
-            v2, value2, ok2 = _solve_with_retries(prob, v, name, TIGHT_CLARABEL, True,
-                                                  deadline)
-        except SolverFailedError:
-            v2 = None
-        if v2 is not None:
-            bound2 = _minimax_bound(crit, WU, V, dens, a, J, v2,
-                                    _duals(epigraph, scales, scale, crit))
-            if bound2 is not None and value2 - bound2 < value - bound:
-                v_value, value, bound, accurate = v2, value2, bound2, ok2
+    tighter = None if explicit else tighter_solve(prob, v, name, deadline, value, bound)
+    if tighter is not None:
+        v2, value2, ok2 = tighter
+        bound2 = _minimax_bound(crit, WU, V, dens, a, J, v2,
+                                _duals(epigraph, scales, scale, crit))
+        if bound2 is not None and value2 - bound2 < value - bound:
+            v_value, value, bound, accurate = v2, value2, bound2, ok2
     wv = np.maximum(v_value, 0.0) / c
-    true_value = _unscale(value, crit, scale, k)
-    Q = _purify(S, wv, objective, true_value)
+    true_value = unscale(value, crit, scale, k)
+    Q = purify(S, wv, objective, true_value)
     out = StaircaseSolution(Q, true_value, P, name, accurate, P,
-                            bound=None if bound is None else _unscale(bound, crit, scale, k))
+                            bound=None if bound is None else unscale(bound, crit, scale, k))
     lam = _duals(epigraph, scales, scale, crit)
     if (lam is not None and lam.max() >= 1.0 - VERTEX_DUAL and out.bound is not None
             and not (deadline is not None and deadline.expired)
@@ -184,7 +178,7 @@ def _minimax_bound(criterion: str, WU: np.ndarray | None, V: np.ndarray,
     Frank-Wolfe bound of ``sum_j lam_j f_j`` at v (gradients add). Without multipliers, the
     prior with the largest criterion at v (``lam`` = its indicator, also valid)."""
     v = np.maximum(v, 0.0)
-    parts = [_value_and_gradient(criterion, WU, V, den, J, v) for den in dens]
+    parts = [value_and_gradient(criterion, WU, V, den, J, v) for den in dens]
     if any(g is None for _, g in parts):
         return None
     if lam is None:
@@ -192,4 +186,4 @@ def _minimax_bound(criterion: str, WU: np.ndarray | None, V: np.ndarray,
         lam[int(np.argmax([f for f, _ in parts]))] = 1.0
     f = float(sum(w * fj for w, (fj, _) in zip(lam, parts, strict=True)))
     g = sum(w * gj for w, (_, gj) in zip(lam, parts, strict=True))
-    return _linear_bound(f, np.asarray(g), a, J, v)
+    return linear_bound(f, np.asarray(g), a, J, v)

@@ -173,9 +173,9 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
     if epsilon == 0.0:
         raise SolverFailedError("at epsilon = 0 no mechanism carries information: the "
                                 "estimation criterion is infinite")
-    S, V, c, a = _pattern_data(k, epsilon)
+    S, V, c, a = pattern_data(k, epsilon)
     P = S.shape[1]
-    den, scale, WU = _information_scaling(objective, S, V, c, epsilon)
+    den, scale, WU = information_scaling(objective, S, V, c, epsilon)
     generate = objective.criterion != "E" and P > COLUMN_GENERATION_ABOVE
     J = _seed_patterns(k) if generate else np.arange(P)
     name = solver or "CLARABEL"
@@ -184,11 +184,11 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
     while True:
         rounds += 1
         v = cp.Variable(len(J), nonneg=True)
-        M = _information_expression(V, den, J, v)
+        M = information_expression(V, den, J, v)
         row = a[:, J] @ v == 1
         prob = cp.Problem(cp.Minimize(criterion_expression(M, objective.criterion, WU)),
                           [row])
-        v_value, prob_value, ok = _solve_with_retries(prob, v, name, options, explicit,
+        v_value, prob_value, ok = solve_with_retries(prob, v, name, options, explicit,
                                                       deadline)
         accurate = ok  # the answer is the last master's; earlier ones only chose columns
         if not generate:
@@ -206,33 +206,27 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
         J = np.union1d(J, fresh)
     bound = _frank_wolfe_bound(objective.criterion, WU, V, den, a, J,
                                np.maximum(v_value, 0.0))
-    if (solver is None and not options and bound is not None
-            and not (deadline is not None and deadline.expired)
-            and prob_value - bound > REFINE_ABOVE * max(abs(prob_value), 1.0)):
-        # a second, tighter solve of the final master when the certificate is loose
-        # (measured, k = 8: gaps 1.3e-6..9e-6 at Clarabel's defaults, 1e-8..4e-7 tight)
-        try:
-            v2, value2, ok2 = _solve_with_retries(prob, v, name, TIGHT_CLARABEL, True,
-                                                  deadline)
-        except SolverFailedError:
-            v2 = None
-        bound2 = None if v2 is None else _frank_wolfe_bound(
-            objective.criterion, WU, V, den, a, J, np.maximum(v2, 0.0))
+    tighter = (None if solver is not None or options
+               else tighter_solve(prob, v, name, deadline, prob_value, bound))
+    if tighter is not None:
+        v2, value2, ok2 = tighter
+        bound2 = _frank_wolfe_bound(objective.criterion, WU, V, den, a, J,
+                                    np.maximum(v2, 0.0))
         if bound2 is not None and value2 - bound2 < prob_value - bound:
             v_value, prob_value, bound, accurate = v2, value2, bound2, ok2
     wv = np.maximum(v_value, 0.0) / c[J]
 
-    def unscale(f: float) -> float:
-        return _unscale(f, objective.criterion, scale, k)
+    def true_value(f: float) -> float:
+        return unscale(f, objective.criterion, scale, k)
 
-    value = unscale(prob_value)
-    Q = _purify(S[:, J], wv, objective, value)
+    value = true_value(prob_value)
+    Q = purify(S[:, J], wv, objective, value)
     return StaircaseSolution(Q, value, P, name, accurate, len(J), rounds, gap,
-                             bound=None if bound is None else unscale(bound),
+                             bound=None if bound is None else true_value(bound),
                              stopped=stopped)
 
 
-def _pattern_data(k: int, epsilon: float
+def pattern_data(k: int, epsilon: float
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The prior-free data of the estimation programs: the patterns S, their tangent
     directions ``V = U^T bits`` (``U^T s = (e^eps - 1) V``: the information is built from
@@ -247,7 +241,7 @@ def _pattern_data(k: int, epsilon: float
     return S, V, c, S / c
 
 
-def _information_scaling(objective: EstimationVariance, S: np.ndarray, V: np.ndarray,
+def information_scaling(objective: EstimationVariance, S: np.ndarray, V: np.ndarray,
                          c: np.ndarray, epsilon: float
                          ) -> tuple[np.ndarray, float, np.ndarray | None]:
     """``(den, scale, WU)``: the scaled information is ``M = sum_j v_j V_j V_j^T / den_j``
@@ -269,7 +263,7 @@ def _information_scaling(objective: EstimationVariance, S: np.ndarray, V: np.nda
     return den / norm, scale / norm, WU
 
 
-def _information_expression(V: np.ndarray, den: np.ndarray, J: np.ndarray,
+def information_expression(V: np.ndarray, den: np.ndarray, J: np.ndarray,
                             v: cp.Variable) -> cp.Expression:
     """The scaled information ``sum_{j in J} v_j V_j V_j^T / den_j`` (symmetrised), affine
     in the cvxpy variable v."""
@@ -279,13 +273,13 @@ def _information_expression(V: np.ndarray, den: np.ndarray, J: np.ndarray,
     return (M + M.T) / 2
 
 
-def _unscale(f: float, criterion: str, scale: float, k: int) -> float:
+def unscale(f: float, criterion: str, scale: float, k: int) -> float:
     """The true criterion of a scaled value (information ``scale * M``): A and E divide by
     the scale, D subtracts ``(k - 1) ln scale``."""
     return f - (k - 1) * math.log(scale) if criterion == "D" else f / scale
 
 
-def _value_and_gradient(criterion: str, WU: np.ndarray | None, V: np.ndarray,
+def value_and_gradient(criterion: str, WU: np.ndarray | None, V: np.ndarray,
                         den: np.ndarray, J: np.ndarray, v: np.ndarray
                         ) -> tuple[float, np.ndarray | None]:
     """The scaled criterion at the weights v (on the patterns J) and its gradient with
@@ -306,7 +300,7 @@ def _value_and_gradient(criterion: str, WU: np.ndarray | None, V: np.ndarray,
     return f, -np.einsum("ap,ap->p", BV, BV) / den
 
 
-def _linear_bound(f: float, g: np.ndarray, a: np.ndarray, J: np.ndarray, v: np.ndarray
+def linear_bound(f: float, g: np.ndarray, a: np.ndarray, J: np.ndarray, v: np.ndarray
                   ) -> float | None:
     """``f + min {g . v' : a v' = 1, v' >= 0} - g[J] . v``: for a convex function with
     value f and gradient g at v, a rigorous lower bound on its minimum over every pattern
@@ -331,8 +325,8 @@ def _frank_wolfe_bound(criterion: str, WU: np.ndarray | None, V: np.ndarray,
     pattern_lp_lower_bound`). Gradients: A (weighted): ``-|B V_j|^2 / den_j`` with
     ``B = W U M^-1``; D: ``-V_j^T M^-1 V_j / den_j``. None for E (see below).
     """
-    f, g = _value_and_gradient(criterion, WU, V, den, J, v)
-    return None if g is None else _linear_bound(f, g, a, J, v)
+    f, g = value_and_gradient(criterion, WU, V, den, J, v)
+    return None if g is None else linear_bound(f, g, a, J, v)
 
 
 def _criterion_scale(M: np.ndarray, criterion: str, WU: np.ndarray | None) -> float:
@@ -384,7 +378,7 @@ TIME_LIMIT_KEYS = {"CLARABEL": "time_limit", "SCS": "time_limit_secs"}
 """The solver setting that takes a time limit in seconds (solvers not listed get none)."""
 
 
-def _solve_with_retries(prob: cp.Problem, v: cp.Variable, name: str, options: dict,
+def solve_with_retries(prob: cp.Problem, v: cp.Variable, name: str, options: dict,
                         explicit: bool, deadline: Deadline | None = None
                         ) -> tuple[np.ndarray, float, bool]:
     """Solve ``prob`` and return ``(v, objective, accurate)``.
@@ -437,7 +431,23 @@ def _rewarn(caught: list) -> None:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def _purify(S: np.ndarray, w: np.ndarray, objective: Objective, value: float,
+def tighter_solve(prob: cp.Problem, v: cp.Variable, name: str, deadline: Deadline | None,
+                  value: float, bound: float | None) -> tuple[np.ndarray, float, bool] | None:
+    """A second solve at tight Clarabel tolerances (:data:`TIGHT_CLARABEL`) of a program
+    whose certificate is loose (``value - bound`` above :data:`REFINE_ABOVE` relative), as
+    :func:`solve_with_retries` returns it; None when the certificate is tight or missing,
+    the deadline has passed, or the solve fails (measured, k = 8: gaps 1.3e-6..9e-6 at
+    Clarabel's defaults, 1e-8..4e-7 tight)."""
+    if (bound is None or (deadline is not None and deadline.expired)
+            or value - bound <= REFINE_ABOVE * max(abs(value), 1.0)):
+        return None
+    try:
+        return solve_with_retries(prob, v, name, TIGHT_CLARABEL, True, deadline)
+    except SolverFailedError:
+        return None
+
+
+def purify(S: np.ndarray, w: np.ndarray, objective: Objective, value: float,
             threshold: float = 1e-6) -> np.ndarray:
     """Snap an interior-point solution to exact staircase weights when that costs nothing.
 
