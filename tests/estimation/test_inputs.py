@@ -47,7 +47,7 @@ def test_scalar_or_array():
     (lambda: as_prior([0.5, 0.5], 3), "(3,)"),
     (lambda: as_prior([0.5, 0.6], 2), "sums to 1.1"),
     (lambda: as_prior([1.5, -0.5], 2), "-0.5"),
-    (lambda: as_prior(["a", "b"], 2), "not numeric"),
+    (lambda: as_prior(["a", "b"], 2), "prior[0] = 'a' is a str"),
     (lambda: as_counts([1, 2], 3), "(2,)"),
     (lambda: as_counts([1, np.inf], 2), "inf"),
     (lambda: as_counts([[1, -2]], 2), "-2"),

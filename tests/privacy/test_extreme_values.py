@@ -26,8 +26,8 @@ def test_hockey_stick_past_709_keeps_the_tiny_denominators(eps):
     # 0.5 - e^eps 1e-320: e^eps overflows a double, the product does not; reading it as
     # inf gave delta 0 where the truth is about 0.5 (an "upper bound" below the truth)
     P, Pp = np.array([0.5, 0.5]), np.array([1e-320, 1 - 1e-320])
-    mpmath.mp.dps = 50
-    truth = max(mpmath.mpf(0.5) - mpmath.e ** eps * mpmath.mpf(1e-320), 0)
+    with mpmath.workdps(50):  # (never change mpmath's global precision in a test)
+        truth = max(mpmath.mpf(0.5) - mpmath.e ** eps * mpmath.mpf(1e-320), 0)
     assert float(hockey_stick(P, Pp, eps)) == pytest.approx(float(truth), rel=1e-12, abs=0)
     Q = np.array([P, Pp])
     assert delta_ldp(Q, eps) >= float(truth) * (1 - 1e-12)
