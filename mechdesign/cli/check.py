@@ -69,7 +69,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     m = resolve_mechanism(args.source, args.params)
     distance = _distance(args.metric, m.n_inputs)
     report = privacy_report(m, epsilons=args.epsilon or (), distance=distance)
-    plain = set(report)  # the measures in epsilon units (an e^value column)
+    epsilons = set(report)  # the measures in epsilon units (an e^value column)
     report.update(_other_views(m, args))
     skipped = skipped_measures(m)
     if args.json:
@@ -82,7 +82,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(describe_mechanism(m))
     rows = []
     for key, value in report.items():
-        if key.startswith("delta") or key not in plain:
+        if key.startswith("delta") or key not in epsilons:
             rows.append((key, fmt(value), ""))
         else:
             rows.append((key, fmt(value), fmt(ratio(value))))

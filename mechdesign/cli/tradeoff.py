@@ -113,7 +113,7 @@ def cmd_tradeoff(args: argparse.Namespace) -> int:
     # a composed ordinary curve touches f_{eps,delta} where its slope is -e^eps, at a tiny
     # alpha and a beta near 1 (on the axes of a linear plot): the figure adds a log-log
     # panel of the power 1 - beta and the CLT approximation G_mu
-    composed = kind == "ordinary" and args.k > 1
+    composed = kind == "ordinary" and args.k > 1 and out is not None  # (for the figure)
     mu = gaussian_approximation(m, k=args.k, pair=pair).mu if composed else None
     times = "" if args.k == 1 else f", {args.k}-fold"
     title = f"{getattr(m, 'name', '') or 'mechanism'}{times}: {kind} trade-off"

@@ -23,6 +23,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from .._coerce import as_mechanism
 from .._validation import check_delta, check_epsilon, check_real
 from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
@@ -145,7 +146,7 @@ class Notion:
         tolerance of 1e-9 would accept a delta 500 times a target of 1e-12."""
         measured = self.measure(mechanism)
         if self.measures_delta:
-            m = np.shape(getattr(mechanism, "matrix", mechanism))[-1]
+            m = as_mechanism(mechanism).n_outputs  # (an evidential one: its messages)
             return measured <= self.target * (1.0 + tol) + m * 2.0**-53
         return measured <= self.target + tol
 

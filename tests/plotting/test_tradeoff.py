@@ -49,7 +49,7 @@ def test_log_panel_shows_the_curve_touching_f_eps_delta():
     # f_{eps*, delta} a supporting curve of T (Dong, Roth & Su 2022, Prop. 2.5), so in the
     # log-log panel of the power 1 - beta the curve lies under the line delta + e^eps alpha
     # and comes within rounding of it somewhere
-    from mechdesign.accounting import epsilon_composed, gaussian_approximation
+    from mechdesign.accounting import epsilon_composed, gaussian_approximation, tradeoff_dp
 
     rr = md.randomized_response(2, 0.05)
     curve = tradeoff_function(rr, k=1000)
@@ -69,6 +69,11 @@ def test_log_panel_shows_the_curve_touching_f_eps_delta():
     reference_power = np.asarray(ref.get_ydata())
     assert np.all(power <= reference_power * (1 + 1e-6) + 1e-15)
     assert np.min(reference_power / np.maximum(power, 1e-300)) < 1.05  # it touches
+    # where (the README's numbers): alpha about 9e-10, beta within 1e-5 of 1
+    a = np.logspace(-14, -2, 20001)
+    gap = np.asarray(curve(a)) - tradeoff_dp(eps, a, 1e-6)
+    at = int(np.argmin(gap))
+    assert 5e-10 < a[at] < 2e-9 and 1 - float(curve(a[at])) < 1e-5
     gauss = next(k for k in lines if k.startswith("$G_\\mu$"))
     assert "CLT approximation, not a bound" in gauss and f"{mu:.4g}" in gauss
     assert len(linear.get_lines()) == len(log.get_lines()) == 4

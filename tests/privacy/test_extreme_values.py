@@ -70,3 +70,12 @@ def test_the_capacity_bound_refuses_a_size_past_the_doubles():
         ldp_capacity_bound(1.0, 10**400)
     # n e^eps / (e^eps + n - 1) at n = 3, eps = ln 2: 6 / 4
     assert ldp_capacity_bound(math.log(2.0), 3) == pytest.approx(1.5, rel=1e-15)
+
+
+def test_a_delta_target_holds_for_an_evidential_mechanism():
+    # Q_2x3(0.6, 0.2) over its messages (0.6, 0.2, 0.2) / (0.2, 0.6, 0.2): at eps = 1 the
+    # hockey-stick sum is 0.6 - 0.2 e (the relative check reads its number of messages)
+    dk = md.dont_know(0.6, 0.2)
+    d = 0.6 - 0.2 * math.e
+    assert delta_ldp(dk, 1.0) == pytest.approx(d, rel=1e-12)
+    assert ApproxLDP(1.0, d).holds(dk) and not ApproxLDP(1.0, 0.99 * d).holds(dk)
