@@ -62,14 +62,11 @@ class UnaryEncoding(FrequencyOracle):
         return -(-self.k // 8)
 
     def _draw(self, x: np.ndarray, source: RandomWords) -> np.ndarray:
-        n, per_row = len(x), -(-self.k // 64)
-        words = source.bernoulli_words(self._q, n * per_row).reshape(n, per_row)
-        own = source.bernoulli(self._p, n).astype(np.uint64)
-        rows, word, bit = np.arange(n), x // 64, (x % 64).astype(np.uint64)
-        one = np.uint64(1)
-        words[rows, word] = (words[rows, word] & ~(one << bit)) | (own << bit)
-        packed = words.view(np.uint8).reshape(n, 8 * per_row)[:, :self.report_width]
-        packed = np.ascontiguousarray(packed)
+        n, width = len(x), self.report_width
+        packed = source.bernoulli_bytes(self._q, n * width).reshape(n, width)
+        own = source.bernoulli(self._p, n).astype(np.uint8)
+        rows, byte, bit = np.arange(n), x // 8, (x % 8).astype(np.uint8)
+        packed[rows, byte] = (packed[rows, byte] & ~(np.uint8(1) << bit)) | (own << bit)
         if self.k % 8:  # clear the unused high bits of the last byte
             packed[:, -1] &= np.uint8((1 << (self.k % 8)) - 1)
         return packed
