@@ -6,9 +6,10 @@ Text files, one respondent per line; blank lines and lines starting with ``#`` a
   label of a mechanism (as written in its file; an index when its inputs are ``0..k-1``).
 * **Reports** (what ``mechdesign sample`` writes, one line per respondent, in the order of
   the values): an output label for a mechanism; for the oracles, k-RR and Hadamard
-  response one integer, subset selection the d integers of the subset, local hashing the
-  three integers ``a b y`` (seed and bucket), unary encoding the ``ceil(k/8)`` bytes of the
-  bit vector in hexadecimal (bit v is bit ``v % 8`` of byte ``v // 8``).
+  response one integer, subset selection the d integers of the subset (when ``16 d <= k``),
+  local hashing the three integers ``a b y`` (seed and bucket); unary encoding and subset
+  selection with ``16 d > k`` the ``ceil(k/8)`` bytes of the bit vector in hexadecimal (bit
+  v is bit ``v % 8`` of byte ``v // 8``).
   The first line is ``# randomizer: <description>``; reading reports for another randomizer
   is refused.
 
@@ -27,7 +28,7 @@ import numpy as np
 from ..errors import FileFormatError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ..oracles import FrequencyOracle, UnaryEncoding, oracle_from_dict
+from ..oracles import FrequencyOracle, oracle_from_dict
 from .matrices import load_mechanism, mechanism_from_dict, read_text_limited
 
 MAX_SURVEY_BYTES = 512 * 2**20
@@ -114,7 +115,7 @@ def read_values(path: str | Path, randomizer: FrequencyOracle | Mechanism) -> np
 def format_reports(randomizer: FrequencyOracle | Mechanism, reports: np.ndarray) -> str:
     """The text of a reports file (header line included)."""
     head = HEADER + describe(randomizer)
-    if isinstance(randomizer, UnaryEncoding):
+    if isinstance(randomizer, FrequencyOracle) and randomizer.packed:
         body = [row.tobytes().hex() for row in reports]
     elif isinstance(randomizer, Mechanism):
         body = [str(randomizer.outputs[int(y)]) for y in reports]
@@ -135,7 +136,7 @@ def read_reports(path: str | Path, randomizer: FrequencyOracle | Mechanism) -> n
     if isinstance(randomizer, Mechanism):
         return _label_indices(name, rows, randomizer.outputs, "output")
     width = randomizer.report_width
-    if isinstance(randomizer, UnaryEncoding):
+    if randomizer.packed:
         out = np.zeros((len(rows), width), dtype=np.uint8)
         for j, (i, s) in enumerate(rows):
             try:

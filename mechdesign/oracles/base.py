@@ -121,6 +121,12 @@ class FrequencyOracle(ABC):
         """Number of distinct reports (can be astronomically large)."""
 
     @property
+    def packed(self) -> bool:
+        """True when a report is a bitmap of the values it supports (k bits packed
+        little-endian into ``ceil(k/8)`` bytes; written as hexadecimal in reports files)."""
+        return False
+
+    @property
     @abstractmethod
     def report_width(self) -> int:
         """Columns of one report in :meth:`sample`'s array (0: a scalar per respondent)."""
@@ -173,16 +179,24 @@ class FrequencyOracle(ABC):
         """``C_v``: how many reports support each value ``v`` (int64, shape ``(k,)``)."""
 
     def check_reports(self, reports: Any, dtype_kinds: str = "iu") -> np.ndarray:
-        """``reports`` as an array of :meth:`sample`'s shape (typed error otherwise)."""
+        """``reports`` as an array of :meth:`sample`'s shape (typed error otherwise): for a
+        :attr:`packed` oracle ``uint8`` bytes with no bit set at or above k."""
         arr = np.asarray(reports)
         width = self.report_width
         shape_ok = arr.ndim == 1 if width == 0 else (arr.ndim == 2 and arr.shape[1] == width)
-        if not shape_ok or arr.dtype.kind not in dtype_kinds:
+        dtype_ok = arr.dtype == np.uint8 if self.packed else arr.dtype.kind in dtype_kinds
+        if not shape_ok or not dtype_ok:
             want = "(n,)" if width == 0 else f"(n, {width})"
+            kind = "a uint8 bitmap" if self.packed else "an integer"
             raise InvalidParameterError(
-                f"{self.family} reports must be an integer array of shape {want}, got "
+                f"{self.family} reports must be {kind} array of shape {want}, got "
                 f"dtype {arr.dtype} and shape {arr.shape}")
-        if arr.size and arr.min() < 0:
+        if self.packed:
+            high = np.flatnonzero(arr[:, -1] >> (self.k % 8)) if self.k % 8 else []
+            if len(high):
+                raise InvalidParameterError(f"report {int(high[0])} sets a bit at or above "
+                                            f"k = {self.k}")
+        elif arr.size and arr.min() < 0:
             raise InvalidParameterError(f"reports must be >= 0, got {int(arr.min())}")
         return arr
 

@@ -2,9 +2,9 @@ r"""Exact random draws for the frequency oracles, vectorised over respondents.
 
 Every randomised decision of an oracle is one of two primitives, both exact:
 
-* :meth:`RandomWords.below`: a uniform integer in ``[0, bound)`` by rejection from 64-bit
-  words (a word at or above the largest multiple of ``bound`` below ``2^64`` is redrawn), so
-  each value has probability exactly ``1 / bound``;
+* :meth:`RandomWords.below`: a uniform integer in ``[0, bound)`` by rejection from 16-, 32-
+  or 64-bit cells (a cell at or above the largest multiple of ``bound`` it holds is
+  redrawn), so each value has probability exactly ``1 / bound``;
 * :meth:`RandomWords.bernoulli_bytes`: bytes of 8 coins, each with probability exactly
   ``T / 2^B`` (an integer ``T``, ``B`` = :data:`PROBABILITY_BITS`). The 256 patterns of a
   byte have the exact dyadic probabilities ``T^w (2^B - T)^(8-w) / 2^(8B)`` (w ones), and a
@@ -81,19 +81,32 @@ class RandomWords:
         return self._gen.bit_generator.random_raw(count).astype(np.uint64, copy=False)
 
     def below(self, bound: int, count: int) -> np.ndarray:
-        """``count`` independent uniform integers in ``[0, bound)`` (``1 <= bound <= 2^63``),
-        exactly: words at or above ``2^64 - (2^64 mod bound)`` are redrawn."""
-        limit = np.uint64((1 << _WORD) - (1 << _WORD) % bound - 1)  # largest accepted word
-        out = self.words(count)
+        """``count`` independent uniform integers in ``[0, bound)`` (``1 <= bound <= 2^63``,
+        int64), exactly, by rejection: from 16-bit cells when ``bound <= 2^15``, 32-bit
+        cells when ``bound <= 2^31``, else 64-bit words (so fewer than half the cells are
+        redrawn, and a small bound costs 2 random bytes, not 8); a cell at or above the
+        largest multiple of ``bound`` it holds is redrawn."""
+        bits = next(b for b in (16, 32, 64) if bound <= 1 << (b - 1) or b == _WORD)
+        span = 1 << bits
+        limit = span - span % bound - 1  # largest accepted cell
+        out = self.cells(bits, count)
         bad = np.flatnonzero(out > limit)
-        while bad.size:  # probability below bound / 2^64 per word
-            out[bad] = self.words(bad.size)
+        while bad.size:  # each cell is redrawn with probability below 1/2
+            out[bad] = self.cells(bits, bad.size)
             bad = bad[out[bad] > limit]
-        return out % np.uint64(bound)
+        return (out % out.dtype.type(bound)).astype(np.int64)
 
-    def bernoulli_bytes(self, numerator: int, count: int) -> np.ndarray:
+    def cells(self, bits: int, count: int) -> np.ndarray:
+        """``count`` independent uniform unsigned integers of ``bits`` bits (16, 32 or 64)."""
+        per_word = _WORD // bits
+        drawn = self.words(-(-count // per_word)).view(f"<u{bits // 8}")
+        return drawn[:count]
+
+    def bernoulli_bytes(self, numerator: int, count: int,
+                        out: np.ndarray | None = None) -> np.ndarray:
         """``count`` bytes of 8 independent coins (``uint8``), each 1 with probability exactly
         ``numerator / 2^B`` (``0 <= numerator <= 2^B``); bit ``j`` of a byte is coin ``j``.
+        ``out``: a contiguous ``uint8`` array of ``count`` bytes to write them into.
 
         A byte is one draw of the exact alias table of :func:`alias_table` (module
         docstring): a uniform 16-bit cell (low byte: the column, high byte: the first 8
@@ -101,10 +114,11 @@ class RandomWords:
         column's threshold, 64 further bits of ``U`` at a time compared with the rest of
         it. Processed in blocks of :data:`BLOCK_CELLS` draws.
         """
+        out = np.empty(count, dtype=np.uint8) if out is None else out
         if numerator <= 0 or numerator >= ONE:
-            return np.full(count, 0xFF if numerator >= ONE else 0, dtype=np.uint8)
+            out[:] = 0xFF if numerator >= ONE else 0
+            return out
         table, rest, alias = alias_table(numerator)
-        out = np.empty(count, dtype=np.uint8)
         drawn = np.empty(BLOCK_CELLS, dtype=np.uint16)
         for start in range(0, count, BLOCK_CELLS):
             size = min(BLOCK_CELLS, count - start)

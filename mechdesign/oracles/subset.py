@@ -12,8 +12,10 @@ probabilities: ``p* = 1 - t + t d/k``, ``q* = (1 - t)(d - 1)/(k - 1) + t d/k``.
 
 The best d for a uniform prior minimises ``k (d/k)(1 - d/k) / (p* - q*)^2`` (each report
 supports exactly d values, so ``lambda_v = d/k``); it is the d of
-:func:`~mechdesign.design.staircase.symmetric_estimation` (tested). A report is the d values
-of S as integers (in no particular order).
+:func:`~mechdesign.design.staircase.symmetric_estimation` (tested). A report is the d
+values of S as integers (in no particular order) when ``16 d <= k``; for larger subsets it
+is S's membership bitmap, k bits packed little-endian into ``ceil(k/8)`` bytes as unary
+encoding's reports (smaller than d 16-bit integers, and drawn without a per-value step).
 """
 
 from __future__ import annotations
@@ -27,17 +29,26 @@ import numpy as np
 
 from .._validation import check_int
 from ..errors import InvalidParameterError
-from .base import FrequencyOracle, mixture_numerator, raise_outside, row_chunks
+from .base import (
+    FrequencyOracle,
+    mixture_numerator,
+    raise_outside,
+    row_chunks,
+)
+from .bitcount import column_counts
 from .randomness import ONE, RandomWords
 
 MEMBER_ENTRIES = 1 << 26
 """Sampling keeps a respondents-by-values membership table of at most this many booleans
 (64 MB): fewer, larger steps of Floyd's algorithm."""
 
+PACKED_ABOVE = 16
+"""Reports of ``d > k / PACKED_ABOVE`` values are bitmaps (``ceil(k/8)`` bytes, less than
+d 16-bit integers); smaller ones are the d values, checked for repeats by sorting."""
 
-SORT_BELOW = 16
-"""Reports of ``d <= k / SORT_BELOW`` values are checked for repeats by sorting each one;
-larger ones through a membership table (linear in k per report)."""
+BITMAP_BITS = 1 << 30
+"""Packed sampling works on at most this many report bits at once (128 MiB: the rounds of
+the size adjustment run over all its rows at once)."""
 
 
 def _repeats(reports: np.ndarray, row: int, d: int) -> None:
@@ -100,10 +111,20 @@ class SubsetSelection(FrequencyOracle):
         return math.comb(self.k, self.d)
 
     @property
+    def packed(self) -> bool:
+        """True when a report is the k-bit membership bitmap (``d > k / 16``), not d values."""
+        return self.d * PACKED_ABOVE > self.k
+
+    @property
     def report_width(self) -> int:
-        return self.d
+        return -(-self.k // 8) if self.packed else self.d
 
     def _draw(self, x: np.ndarray, source: RandomWords) -> np.ndarray:
+        if self.packed:
+            out = np.empty((len(x), self.report_width), dtype=np.uint8)
+            for rows in row_chunks(len(x), self.k, BITMAP_BITS):
+                self._draw_bitmaps(x[rows], source, out[rows])
+            return out
         out = np.empty((len(x), self.d), dtype=np.uint16 if self.k <= 1 << 16 else np.int64)
         for rows in row_chunks(len(x), self.k, MEMBER_ENTRIES):
             out[rows] = self._draw_chunk(x[rows], source)
@@ -116,42 +137,63 @@ class SubsetSelection(FrequencyOracle):
         member = np.zeros(c * k, dtype=bool)
         subset = np.empty((d, c), dtype=np.int64)
         for i, j in enumerate(range(k - d, k)):
-            t = source.below(j + 1, c).astype(np.int64)
+            t = source.below(j + 1, c)
             pick = np.where(member[base + t], j, t)
             member[base + pick] = True
             subset[i] = pick
         # informative answers (probability 1 - t) must contain x: if the uniform subset
         # misses it, x replaces a uniform member (a uniform (d-1)-subset of the others stays)
         informative = ~source.bernoulli(self._noise, c)
-        slot = source.below(d, c).astype(np.int64)
+        slot = source.below(d, c)
         replace = np.flatnonzero(informative & ~member[base + x])
         subset[slot[replace], replace] = x[replace]
         return subset.T
 
+    def _draw_bitmaps(self, x: np.ndarray, source: RandomWords, bitmap: np.ndarray) -> None:
+        r"""Bitmap reports: a uniform d-subset as iid coins adjusted to exactly d members.
+
+        Every value enters with probability ``rho`` (exact coins, about one standard deviation
+        below ``d/k`` so that most rows only need additions); then a row with fewer than d
+        members adds uniform positions (a member drawn again changes nothing) and a row with
+        more removes uniform positions, one per row and round, until it has d. The coins are
+        exchangeable and each step treats every position alike (its law commutes with any
+        permutation of ``0..k-1``), so the result is too, and an exchangeable d-subset is
+        uniform. Informative rows that miss x drop a uniform member (the same step with
+        target d - 1) and take x, as in :meth:`_draw_chunk`.
+        """
+        c, k, d = len(x), self.k, self.d
+        spread = math.sqrt(d * (1 - d / k))
+        rho = max(0, math.floor(ONE * (d - spread) / k))
+        flat = bitmap.reshape(-1)  # the rows of `out` being filled, contiguous
+        source.bernoulli_bytes(rho, flat.size, out=flat)
+        if k % 8:  # positions k.. are not values
+            bitmap[:, -1] &= np.uint8((1 << (k % 8)) - 1)
+        _adjust(bitmap, np.arange(c), d, k, source)
+        informative = ~source.bernoulli(self._noise, c)
+        byte, mask = np.arange(c) * bitmap.shape[1] + x // 8, _bit(x)
+        fix = np.flatnonzero(informative & (flat[byte] & mask == 0))
+        _adjust(bitmap, fix, d - 1, k, source)
+        flat[byte[fix]] |= mask[fix]
+
     def support_counts(self, reports: Any) -> np.ndarray:
+        if self.packed:
+            arr = self.check_reports(reports)
+            sizes = _row_sizes(arr)
+            wrong = np.flatnonzero(sizes != self.d)
+            if wrong.size:
+                row = int(wrong[0])
+                raise InvalidParameterError(f"report {row} holds {int(sizes[row])} values: a "
+                                            f"subset has {self.d}")
+            return column_counts(arr, self.k)
         arr = self.check_reports(reports)
         if arr.size and arr.max() >= self.k:
             raise_outside(int(arr.max()), self.k)
-        if self.d == 1 or not arr.size:
-            return np.bincount(arr.ravel().astype(np.int64), minlength=self.k)
-        if self.d * SORT_BELOW <= self.k:  # few values per report: sorting each is cheaper
+        if self.d > 1 and arr.size:  # repeats, found by sorting each report
             small = arr.astype(np.uint16) if self.k <= 1 << 16 else arr
             repeated = (np.diff(np.sort(small, axis=1), axis=1) == 0).any(axis=1)
             if repeated.any():
                 _repeats(arr, int(np.flatnonzero(repeated)[0]), self.d)
-            return np.bincount(arr.ravel().astype(np.int64), minlength=self.k)
-        counts = np.zeros(self.k, dtype=np.int64)
-        for rows in row_chunks(len(arr), self.k, MEMBER_ENTRIES):
-            # a membership table counts and validates at once: a report that repeats a
-            # value has fewer than d members
-            block = arr[rows].astype(np.int64)
-            member = np.zeros((len(block), self.k), dtype=bool)
-            member[np.arange(len(block))[:, None], block] = True
-            short = np.flatnonzero(member.sum(axis=1) < self.d)
-            if short.size:
-                _repeats(arr, rows.start + int(short[0]), self.d)
-            counts += member.sum(axis=0)
-        return counts
+        return np.bincount(arr.ravel().astype(np.int64), minlength=self.k)
 
     def _matrix(self) -> tuple[np.ndarray, list]:
         k, d = self.k, self.d
@@ -163,3 +205,37 @@ class SubsetSelection(FrequencyOracle):
         for j, s in enumerate(subsets):
             member[list(s), j] = True
         return np.where(member, float(inside), float(outside)), subsets
+
+
+def _bit(position: np.ndarray) -> np.ndarray:
+    """The bit of ``position`` within its byte, as a ``uint8`` mask."""
+    return np.uint8(1) << (position & 7).astype(np.uint8)
+
+
+def _row_sizes(bitmap: np.ndarray) -> np.ndarray:
+    """Members of each row of a ``uint8`` bitmap (popcounts of the widest words that tile
+    a row: 8 bytes at a time are 3x faster than single bytes)."""
+    width = bitmap.shape[1]
+    size = next(b for b in (8, 4, 2, 1) if width % b == 0)
+    words = np.ascontiguousarray(bitmap).view(f"<u{size}")
+    return np.bitwise_count(words).sum(axis=1, dtype=np.int64)
+
+
+def _adjust(bitmap: np.ndarray, rows: np.ndarray, target: int, k: int,
+            source: RandomWords) -> None:
+    """Bring each of ``rows`` of ``bitmap`` (contiguous rows of bytes) to exactly ``target``
+    members among positions ``0..k-1``: a row below it sets a uniform position per round, a
+    row above clears one (a no-op when the position already has that state)."""
+    stride = bitmap.shape[1]
+    flat = bitmap.reshape(-1)
+    count = _row_sizes(bitmap[rows])
+    for grow in (True, False):
+        active = np.flatnonzero(count < target if grow else count > target)
+        while active.size:
+            pos = source.below(k, active.size)
+            byte, mask = rows[active] * stride + (pos >> 3), _bit(pos)
+            old = flat[byte]
+            new = old | mask if grow else old & ~mask
+            flat[byte] = new
+            count[active] += np.where(new != old, 1 if grow else -1, 0)
+            active = active[count[active] != target]

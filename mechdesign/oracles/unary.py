@@ -26,7 +26,8 @@ import numpy as np
 
 from .._exact import exp_bracket
 from ..errors import InvalidParameterError
-from .base import FrequencyOracle, row_chunks
+from .base import FrequencyOracle
+from .bitcount import column_counts
 from .randomness import ONE, RandomWords
 
 
@@ -58,6 +59,10 @@ class UnaryEncoding(FrequencyOracle):
         return 1 << self.k
 
     @property
+    def packed(self) -> bool:
+        return True
+
+    @property
     def report_width(self) -> int:
         return -(-self.k // 8)
 
@@ -72,17 +77,7 @@ class UnaryEncoding(FrequencyOracle):
         return packed
 
     def support_counts(self, reports: Any) -> np.ndarray:
-        arr = self.check_reports(reports, "u")
-        if arr.dtype != np.uint8:
-            raise InvalidParameterError(f"unary-encoding reports must be uint8 bytes, got "
-                                        f"{arr.dtype}")
-        if self.k % 8 and arr.size and (arr[:, -1] >> (self.k % 8)).any():
-            raise InvalidParameterError(f"a report sets a bit at or above k = {self.k}")
-        counts = np.zeros(self.k, dtype=np.int64)
-        for rows in row_chunks(len(arr), self.k):
-            bits = np.unpackbits(arr[rows], axis=1, count=self.k, bitorder="little")
-            counts += bits.sum(axis=0, dtype=np.int64)
-        return counts
+        return column_counts(self.check_reports(reports), self.k)
 
     def _matrix(self) -> tuple[np.ndarray, list]:
         k = self.k

@@ -152,14 +152,19 @@ def test_bad_values(content, match, tmp_path, capsys):
     ("krr", "-1\n", r"reports must be >= 0, got -1"),
     ("krr", "99999999999999999999999\n", r"r\.txt line 1: not 1 integers"),
     ("ss", "1 1 2 3\n", r"report 0 repeats the value 1"),
+    ("ss-bitmap", "0f000f\n", r"report 0 holds 8 values: a subset has 4"),
+    ("ss-bitmap", "0f00f0\n", r"report 0 sets a bit at or above k = 20"),
+    ("ss-bitmap", "0f00\n", r"r\.txt line 1: 2 bytes, expected 3"),
     ("krr", "# randomizer: LocalHashing(k=20, epsilon=1.0, g=4, hash_bits=32)\n1\n",
      r"line 1: the reports were written for another randomizer"),
 ])
 def test_bad_reports(source, content, match, tmp_path, capsys):
     path = tmp_path / "r.txt"
     path.write_text(content)
-    params = ["k=20", "epsilon=1"] + (["d=4"] if source == "ss" else [])
-    rc, out, err = run(capsys, "estimate", source, *params, "--reports", str(path))
+    params = {"ss": ["k=80", "epsilon=1", "d=4"],  # 16 d <= k: d integers
+              "ss-bitmap": ["k=20", "epsilon=1", "d=4"]}.get(source, ["k=20", "epsilon=1"])
+    rc, out, err = run(capsys, "estimate", source.split("-")[0], *params, "--reports",
+                       str(path))
     assert rc == 2 and out == "" and err.count("\n") == 1
     assert pytest.importorskip("re").search(match, err), err
 

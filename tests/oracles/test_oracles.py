@@ -33,7 +33,8 @@ from mechdesign.oracles.randomness import ONE, RandomWords
 def small_oracles(eps: float) -> list:
     return [RandomizedResponse(5, eps), UnaryEncoding(5, eps),
             UnaryEncoding(5, eps, optimized=True), SubsetSelection(6, eps, d=2),
-            SubsetSelection(7, eps, d=3), HadamardResponse(5, eps), HadamardResponse(7, eps),
+            SubsetSelection(7, eps, d=3), SubsetSelection(33, eps, d=2),
+            HadamardResponse(5, eps), HadamardResponse(7, eps),
             LocalHashing(5, eps, g=3, hash_bits=6), LocalHashing(6, eps, g=4, hash_bits=6)]
 
 
@@ -58,6 +59,9 @@ def report_of(o, label) -> np.ndarray:
     """``label`` written as one report in :meth:`sample`'s format."""
     if isinstance(o, UnaryEncoding):
         return np.packbits(np.array(label, dtype=np.uint8), bitorder="little")[None, :]
+    if isinstance(o, SubsetSelection) and o.packed:
+        member = np.isin(np.arange(o.k), label).astype(np.uint8)
+        return np.packbits(member, bitorder="little")[None, :]
     if isinstance(o, RandomizedResponse | HadamardResponse):
         return np.array([label])
     return np.array([label])
@@ -260,6 +264,9 @@ def test_sampling_matches_the_matrix_rows():
         if isinstance(o, UnaryEncoding):
             bits = np.unpackbits(reports, axis=1, count=o.k, bitorder="little")
             labels = [tuple(int(b) for b in row) for row in bits]
+        elif isinstance(o, SubsetSelection) and o.packed:
+            bits = np.unpackbits(reports, axis=1, count=o.k, bitorder="little")
+            labels = [tuple(int(v) for v in np.flatnonzero(row)) for row in bits]
         elif isinstance(o, SubsetSelection):
             labels = [tuple(sorted(int(v) for v in row)) for row in reports]
         elif isinstance(o, LocalHashing):
@@ -275,6 +282,26 @@ def test_sampling_matches_the_matrix_rows():
             continue
         keep = expected > 0
         assert chisquare(observed[keep], expected[keep]).pvalue > 1e-4, o
+
+
+@pytest.mark.parametrize("eps, x", [(0.0, 0), (1.0, 3)])
+def test_bitmap_subsets_follow_the_matrix_row(eps, x):
+    # subset selection's bitmap sampler (coins adjusted to exactly d members, then x put
+    # in for informative rows) against the matrix row over all C(12, 5) = 792 subsets;
+    # the coins start below d/k, so rows both gain and lose members on the way
+    from scipy.stats import chisquare
+
+    o = SubsetSelection(12, eps, d=5)
+    assert o.packed
+    M = o.to_mechanism()
+    col = {lab: j for j, lab in enumerate(M.outputs)}
+    bits = np.unpackbits(o.sample(np.full(150_000, x), rng=8), axis=1, count=12,
+                         bitorder="little")
+    assert (bits.sum(axis=1) == 5).all()
+    weights = 1 << np.arange(12)
+    code = {int((np.isin(np.arange(12), lab) * weights).sum()): j for lab, j in col.items()}
+    observed = np.bincount([code[c] for c in (bits @ weights).tolist()], minlength=len(col))
+    assert chisquare(observed, M.matrix[x] * len(bits)).pvalue > 1e-4
 
 
 def test_secure_sampling_runs_and_is_in_range():
@@ -345,29 +372,38 @@ def test_bad_parameters(make, match):
 
 
 def test_bad_values_and_reports():
-    o = SubsetSelection(6, 1.0, d=2)
-    with pytest.raises(InvalidParameterError, match=r"value 6 is outside 0\.\.5"):
-        o.sample([0, 6])
+    o = SubsetSelection(33, 1.0, d=2)  # reports of d integers
+    with pytest.raises(InvalidParameterError, match=r"value 33 is outside 0\.\.32"):
+        o.sample([0, 33])
     with pytest.raises(InvalidParameterError, match="float64"):
         o.sample([0.5])
     with pytest.raises(InvalidParameterError, match=r"report 1 repeats the value 3: a subset"):
         o.support_counts(np.array([[1, 2], [3, 3]]))
     with pytest.raises(InvalidParameterError, match=r"shape \(n, 2\)"):
         o.support_counts(np.array([1, 2]))
-    with pytest.raises(InvalidParameterError, match=r"report value 9 is outside 0\.\.5"):
-        o.support_counts(np.array([[1, 9]]))
+    with pytest.raises(InvalidParameterError, match=r"report value 39 is outside 0\.\.32"):
+        o.support_counts(np.array([[1, 39]]))
+    packed = SubsetSelection(6, 1.0, d=2)  # bitmap reports
+    assert packed.packed and packed.report_width == 1 and not o.packed
+    with pytest.raises(InvalidParameterError, match=r"report 1 holds 3 values: a subset has 2"):
+        packed.support_counts(np.array([[0b11], [0b111]], dtype=np.uint8))
+    with pytest.raises(InvalidParameterError, match="report 0 sets a bit at or above k = 6"):
+        packed.support_counts(np.array([[0b1000001]], dtype=np.uint8))
+    with pytest.raises(InvalidParameterError,
+                       match=r"must be a uint8 bitmap array of shape \(n, 1\), got dtype int64"):
+        packed.support_counts(np.array([[3]]))
     with pytest.raises(InvalidParameterError, match=r"report value 8 is outside 0\.\.7"):
         HadamardResponse(5, 1.0).support_counts(np.array([8]))
     with pytest.raises(InvalidParameterError, match=r"bucket 5 is outside 0\.\.3"):
         LocalHashing(5, 1.0, g=4).support_counts(np.array([[1, 2, 5]]))
     with pytest.raises(InvalidParameterError, match="seed 300 does not fit hash_bits = 8"):
         LocalHashing(5, 1.0, g=4, hash_bits=8).support_counts(np.array([[300, 2, 1]]))
-    with pytest.raises(InvalidParameterError, match="bit at or above k = 5"):
+    with pytest.raises(InvalidParameterError, match="report 0 sets a bit at or above k = 5"):
         UnaryEncoding(5, 1.0).support_counts(np.array([[0b100000]], dtype=np.uint8))
     with pytest.raises(InvalidParameterError, match="no reports"):
         o.estimate(np.zeros((0, 2), dtype=int))
     with pytest.raises(InvalidParameterError, match="carries no information"):
-        o.__class__(6, 0.0, d=2).estimate(np.array([[1, 2]]))
+        o.__class__(33, 0.0, d=2).estimate(np.array([[1, 2]]))
     with pytest.raises(InvalidParameterError, match="'median'"):
         o.estimate(np.array([[1, 2]]), post="median")
 

@@ -120,3 +120,17 @@ def test_secure_bytes_and_the_edges():
     assert not RandomWords(1).bernoulli_bytes(0, 100).any()
     assert (RandomWords(1).bernoulli_bytes(ONE, 100) == 0xFF).all()
     assert RandomWords(1).bernoulli_words(ONE // 2, 3).dtype == np.uint64
+
+
+@pytest.mark.parametrize("bound", [3, 10_000, 1 << 15, (1 << 15) + 1, 40_000, 1 << 31,
+                                   (1 << 31) + 7, (1 << 40) + 3])
+def test_below_is_uniform_for_every_cell_width(bound: int):
+    # 16-bit cells up to 2^15, 32-bit up to 2^31, 64-bit words beyond: residues mod 10
+    # (their exact shares of 0..bound-1 as expected counts) and halves
+    draws = RandomWords(13).below(bound, 100_000)
+    assert draws.dtype == np.int64 and draws.min() >= 0 and draws.max() < bound
+    m = min(bound, 10)
+    share = np.array([(bound - 1 - r) // m + 1 for r in range(m)], dtype=float)
+    assert chisquare(np.bincount(draws % m, minlength=m), share / share.sum() * 1e5).pvalue > 1e-4
+    low = np.count_nonzero(draws < bound // 2)
+    assert abs(low - 1e5 * (bound // 2) / bound) < 5 * math.sqrt(2.5e4)
