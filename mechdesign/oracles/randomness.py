@@ -74,10 +74,12 @@ class RandomWords:
         """True when the words come from the operating system's secure source."""
         return self._gen is None
 
-    def words(self, count: int) -> np.ndarray:
-        """``count`` independent uniform ``uint64`` words."""
+    def words(self, count: int, writable: bool = True) -> np.ndarray:
+        """``count`` independent uniform ``uint64`` words (``writable=False``: possibly a
+        read-only view of the operating system's bytes, one copy fewer)."""
         if self._gen is None:
-            return np.frombuffer(os.urandom(8 * count), dtype=np.uint64).copy()
+            raw = np.frombuffer(os.urandom(8 * count), dtype=np.uint64)
+            return raw.copy() if writable else raw
         return self._gen.bit_generator.random_raw(count).astype(np.uint64, copy=False)
 
     def below(self, bound: int, count: int) -> np.ndarray:
@@ -122,7 +124,7 @@ class RandomWords:
         drawn = np.empty(BLOCK_CELLS, dtype=np.uint16)
         for start in range(0, count, BLOCK_CELLS):
             size = min(BLOCK_CELLS, count - start)
-            cells = self.words(-(-size // 4)).view("<u2")[:size]
+            cells = self.words(-(-size // 4), writable=False).view("<u2")[:size]
             block = np.take(table, cells, out=drawn[:size], mode="clip")
             ties = np.flatnonzero(block >= _TIE)
             if ties.size:
