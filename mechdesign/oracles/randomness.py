@@ -18,7 +18,8 @@ Every randomised decision of an oracle is one of two primitives, both exact:
   the earlier bit-sliced comparison took 7.3).
 
 The words come from the operating system's cryptographically secure source
-(:func:`os.urandom`, the default, for deployment) or from a numpy ``Generator`` (an int seed
+(:func:`os.urandom`, the default, for deployment; read ahead by a background thread, never
+across a fork) or from a numpy ``Generator`` (an int seed
 or a Generator, for reproducible experiments; not for deployment). What a respondent's draw
 does (how many words, which operations) depends on the random words only, never on the
 respondent's value; like :class:`~mechdesign.sampler.ExactSampler` this is numpy-level, not
@@ -29,6 +30,8 @@ from __future__ import annotations
 
 import functools
 import os
+import queue
+import threading
 from typing import Any
 
 import numpy as np
@@ -42,6 +45,12 @@ estimate can see, down to probabilities of ``e^-60`` (relative error ``3e-13``).
 
 ONE = 1 << PROBABILITY_BITS
 """``2^B``: the numerator of probability 1."""
+
+POOL_BYTES = 1 << 20
+"""Secure bytes per block read ahead for small requests (1 MiB)."""
+
+POOL_DEPTH = 8
+"""Blocks the reading thread keeps ready (8 MiB at most)."""
 
 PATTERN_BITS = 8
 """Coins per pattern: one byte."""
@@ -68,6 +77,8 @@ class RandomWords:
 
     def __init__(self, rng: Any = None) -> None:
         self._gen = None if rng is None else _generator(rng)
+        self._pool, self._used, self._pid = b"", 0, os.getpid()  # secure bytes read ahead
+        self._lock = threading.Lock()  # one instance shared by threads never repeats a byte
 
     @property
     def secure(self) -> bool:
@@ -78,9 +89,23 @@ class RandomWords:
         """``count`` independent uniform ``uint64`` words (``writable=False``: possibly a
         read-only view of the operating system's bytes, one copy fewer)."""
         if self._gen is None:
-            raw = np.frombuffer(os.urandom(8 * count), dtype=np.uint64)
+            raw = self._secure(8 * count)
             return raw.copy() if writable else raw
         return self._gen.bit_generator.random_raw(count).astype(np.uint64, copy=False)
+
+    def _secure(self, size: int) -> np.ndarray:
+        """``size`` bytes of :func:`os.urandom` as ``uint64`` words (read-only). Requests up
+        to a quarter of :data:`POOL_BYTES` are served from blocks that a background thread
+        reads ahead (:func:`_read_ahead`), each byte used once: the system calls then run
+        on the other core while this one computes. A block is never used in another process
+        than the one that read it (a forked child starts afresh)."""
+        if size > POOL_BYTES // 4:
+            return np.frombuffer(os.urandom(size), dtype=np.uint64)
+        with self._lock:
+            if self._used + size > len(self._pool) or self._pid != os.getpid():
+                self._pool, self._used, self._pid = _read_ahead().get(), 0, os.getpid()
+            pool, start, self._used = self._pool, self._used, self._used + size
+        return np.frombuffer(pool, dtype=np.uint64, count=size // 8, offset=start)
 
     def below(self, bound: int, count: int) -> np.ndarray:
         """``count`` independent uniform integers in ``[0, bound)`` (``1 <= bound <= 2^63``,
@@ -202,3 +227,28 @@ def alias_table(numerator: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     h, a = np.array(high)[column], np.array(alias)[column]
     table = np.where(first < h, column, np.where(first > h, a, _TIE + column))
     return table.astype(np.uint16), rest, np.array(alias, dtype=np.uint16)
+
+
+_AHEAD: dict[int, queue.Queue] = {}  # process id -> its queue of blocks read ahead
+_AHEAD_LOCK = threading.Lock()
+
+
+def _read_ahead() -> queue.Queue:
+    """This process's queue of :func:`os.urandom` blocks, filled by one daemon thread
+    (started on first use; a forked child, which has no such thread and must not reuse its
+    parent's blocks, gets its own queue and thread)."""
+    pid = os.getpid()
+    with _AHEAD_LOCK:
+        if pid not in _AHEAD:
+            _AHEAD.clear()  # a parent's queue, copied by fork: its blocks are the parent's
+            blocks: queue.Queue = queue.Queue(maxsize=POOL_DEPTH)
+            threading.Thread(target=_fill, args=(blocks,), daemon=True,
+                             name="mechdesign-urandom").start()
+            _AHEAD[pid] = blocks
+        return _AHEAD[pid]
+
+
+def _fill(blocks: queue.Queue) -> None:
+    """Keep ``blocks`` full of fresh :func:`os.urandom` blocks (it blocks while full)."""
+    while True:
+        blocks.put(os.urandom(POOL_BYTES))

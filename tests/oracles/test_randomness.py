@@ -5,6 +5,7 @@ uniform, and draws follow the exact distribution (chi-square)."""
 from __future__ import annotations
 
 import math
+import os
 from fractions import Fraction
 
 import numpy as np
@@ -134,3 +135,46 @@ def test_below_is_uniform_for_every_cell_width(bound: int):
     assert chisquare(np.bincount(draws % m, minlength=m), share / share.sum() * 1e5).pvalue > 1e-4
     low = np.count_nonzero(draws < bound // 2)
     assert abs(low - 1e5 * (bound // 2) / bound) < 5 * math.sqrt(2.5e4)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_never_reuses_the_parents_secure_bytes():
+    # the secure source reads os.urandom ahead in blocks; a child forked after a draw (and
+    # its copy of the parent's blocks) must draw fresh bytes, from an old and a new source
+    source = RandomWords()
+    source.words(3)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report its draws, then leave without running pytest's exit
+        os.close(read)
+        os.write(write, source.words(64, writable=False).tobytes()
+                 + RandomWords().words(64, writable=False).tobytes())
+        os._exit(0)
+    os.close(write)
+    child = b""
+    while len(child) < 2 * 512:
+        chunk = os.read(read, 4096)
+        assert chunk, "the child wrote nothing"
+        child += chunk
+    os.close(read)
+    os.waitpid(pid, 0)
+    mine = source.words(64).tobytes() + RandomWords().words(64).tobytes()
+    blocks = [child[:512], child[512:], mine[:512], mine[512:]]
+    assert len(set(blocks)) == 4  # 4 x 4096 random bits: equal only if bytes were shared
+
+
+def test_threads_sharing_a_source_never_get_the_same_bytes():
+    import threading
+
+    source, drawn = RandomWords(), []
+
+    def draw() -> None:
+        drawn.extend(source.words(1, writable=False).tolist() for _ in range(2000))
+
+    workers = [threading.Thread(target=draw) for _ in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    words = [w[0] for w in drawn]
+    assert len(words) == 8000 and len(set(words)) == 8000  # 64-bit words: no repeats
