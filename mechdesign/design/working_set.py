@@ -331,15 +331,16 @@ def solve_working_set(c: Any, envelope: Envelope, deadline: Deadline | None = No
         # a pair left out with gain g costs the bound a * g per column: pairs need g <= tol / E
         pair_tol = tol / (1 + a)
         inside = lp.t_col >= 0
-        gain = lam[:, None] - c
-        missing = np.nonzero((gain > pair_tol) & inside[None, :] & (lp.u_col < 0))
-        if missing[0].size:  # pairs of outputs already in first
-            if not lp.fits(missing[0].size, max_pairs):
+        held = np.flatnonzero(inside)  # pairs of outputs already in first: k x |held| gains
+        xs, js = np.nonzero((lam[:, None] - c[:, held] > pair_tol) & (lp.u_col[:, held] < 0))
+        if xs.size:
+            if not lp.fits(xs.size, max_pairs):
                 status = "memory limit"
                 break
-            lp.add_pairs(*missing)
+            lp.add_pairs(xs, held[js])
             continue
         # the best ray of an output outside (u_y = t_y or u_y = (1 + a) t_y with maxima)
+        gain = lam[:, None] - c  # k x m: only in the rounds that price outputs
         reduced = col_sums + nu + (1 + a) * mu - a * np.maximum(gain, 0.0).sum(axis=0)
         if lp.maxima:
             reduced = np.minimum(reduced, col_sums + nu + mu)
