@@ -383,6 +383,13 @@ def test_bad_values_and_reports():
         o.support_counts(np.array([1, 2]))
     with pytest.raises(InvalidParameterError, match=r"report value 39 is outside 0\.\.32"):
         o.support_counts(np.array([[1, 39]]))
+    wide = SubsetSelection(1000, 1.0)  # bitmap reports in any memory layout
+    reports = wide.sample(np.arange(60), rng=2)
+    counts = wide.support_counts(reports)
+    assert counts.sum() == 60 * wide.d
+    for layout in (np.asfortranarray(reports), reports[::2], reports[::-1]):
+        np.testing.assert_array_equal(wide.support_counts(layout),
+                                      wide.support_counts(np.ascontiguousarray(layout)))
     packed = SubsetSelection(6, 1.0, d=2)  # bitmap reports
     assert packed.packed and packed.report_width == 1 and not o.packed
     with pytest.raises(InvalidParameterError, match=r"report 1 holds 3 values: a subset has 2"):
