@@ -262,9 +262,15 @@ class _WorkingSetLP:
         mu = max(0.0, -float(row[self.k + 1])) if self.maxima else 0.0
         return row[:self.k], float(row[self.k]), mu
 
-    def mechanism(self) -> np.ndarray:
-        """``Q`` from the LP's solution: ``t_y + U[x, y]`` on the working set, 0 elsewhere."""
-        col = np.maximum(np.asarray(self.h.getSolution().col_value, dtype=float), 0.0)
+    def solution(self) -> np.ndarray:
+        """The LP's column values (columns are only ever appended, so a later
+        :meth:`mechanism` can read them)."""
+        return np.maximum(np.asarray(self.h.getSolution().col_value, dtype=float), 0.0)
+
+    def mechanism(self, col: np.ndarray) -> np.ndarray:
+        """``Q`` from the column values ``col`` of a solve: ``t_y + U[x, y]`` on the working
+        set then, 0 elsewhere (columns added after it count 0)."""
+        col = np.append(col, np.zeros(self.n_cols - col.size))
         t = np.where(self.t_col >= 0, col[np.maximum(self.t_col, 0)], 0.0)
         U = np.where(self.u_col >= 0, col[np.maximum(self.u_col, 0)], 0.0)
         return t[None, :] + U
@@ -312,7 +318,7 @@ def solve_working_set(c: Any, envelope: Envelope, deadline: Deadline | None = No
     first = np.array([int(np.argmin(col_sums))])
     lp.add_outputs(first)
     lp.add_pairs(np.arange(c.shape[0]), np.repeat(first, c.shape[0]))
-    status, rounds, lam, mu, Q = "rounds", 0, np.zeros(c.shape[0]), 0.0, None
+    status, rounds, lam, mu, solved = "rounds", 0, np.zeros(c.shape[0]), 0.0, None
     while rounds < MAX_ROUNDS:
         rounds += 1
         if rounds > 1 and deadline.expired:
@@ -325,7 +331,7 @@ def solve_working_set(c: Any, envelope: Envelope, deadline: Deadline | None = No
         if model != "kOptimal":
             status = "time limit" if model == "kTimeLimit" else model
             break
-        Q = lp.mechanism()  # the optimum of this round's LP: feasible for the full problem
+        solved = lp.solution()  # this round's optimum: feasible for the full problem
         lam, nu, mu = lp.duals()
         tol = PRICING_TOL * max(1.0, abs(lp.h.getInfo().objective_function_value))
         # a pair left out with gain g costs the bound a * g per column: pairs need g <= tol / E
@@ -359,8 +365,9 @@ def solve_working_set(c: Any, envelope: Envelope, deadline: Deadline | None = No
             break
         lp.add_outputs(entering)
         lp.add_pairs(xs, entering[js])
-    if Q is None:  # the first LP did not finish
+    if solved is None:  # the first LP did not finish
         return WorkingSetSolution(None, math.nan, -math.inf, rounds, (), status)
+    Q = lp.mechanism(solved)  # k x m: built once, not every round (0.1 s each at k = 3000)
     return WorkingSetSolution(Q, sigma * float((c * Q).sum()),
                               sigma * dual_lower_bound(c, lam, envelope, mu), rounds,
                               tuple(int(y) for y in np.flatnonzero(Q.sum(axis=0) > 0)),
