@@ -1,7 +1,8 @@
 r"""Column counts of a packed bit matrix: how many rows set each bit, exactly, in numpy.
 
-A bitmap report (unary encoding's) is ``k`` bits packed little-endian into ``ceil(k/8)``
-bytes; the analyst needs, for every bit ``v``, the number of reports that set it. Unpacking
+A bitmap report (unary encoding's, and subset selection's for large subsets) is ``k`` bits
+packed little-endian into ``ceil(k/8)`` bytes; the analyst needs, for every bit ``v``, the
+number of reports that set it. Unpacking
 every bit to a byte and summing moves 8 bytes per bit through memory. Here the rows are
 added as binary numbers held *bit-sliced*: a count of up to ``2^d - 1`` rows is ``d`` planes,
 plane ``i`` holding bit ``i`` of the count of every column in the column's own bit position,
