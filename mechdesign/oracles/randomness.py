@@ -14,8 +14,8 @@ Every randomised decision of an oracle is one of two primitives, both exact:
   uniform ``U`` 8 bits at a time: one 16-bit draw (column + first 8 bits of ``U``) decides
   the byte through a 65,536-entry table unless those 8 bits equal the first 8 of
   ``theta_i`` (probability 1/256), and then 64 more bits of ``U`` at a time are compared
-  with the rest of ``theta_i``, exactly. About 16.1 random bits make 8 coins (2 bits a coin;
-  the earlier bit-sliced comparison took 7.3).
+  with the rest of ``theta_i``, exactly. At most 16.25 random bits make 8 coins on average
+  (16 + 64/256; about 2 bits a coin, the earlier bit-sliced comparison took 7.5).
 
 The words come from the operating system's cryptographically secure source
 (:func:`os.urandom`, the default, for deployment; read ahead by a background thread, never
@@ -170,11 +170,6 @@ class RandomWords:
             keep[open_] = word < bound
             open_ = open_[word == bound]
         return np.where(keep, column, alias[column]).astype(np.uint16)
-
-    def bernoulli_words(self, numerator: int, count: int) -> np.ndarray:
-        """``count`` words of 64 independent coins with probability exactly
-        ``numerator / 2^B`` (:meth:`bernoulli_bytes` viewed as ``uint64``)."""
-        return self.bernoulli_bytes(numerator, 8 * count).view(np.uint64)
 
     def bernoulli(self, numerator: int, count: int) -> np.ndarray:
         """``count`` independent coins (bool) with probability exactly ``numerator / 2^B``."""

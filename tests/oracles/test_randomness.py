@@ -120,7 +120,7 @@ def test_secure_bytes_and_the_edges():
     assert abs(ones - 0.25) < 4 * math.sqrt(0.25 * 0.75 / 1_600_000)
     assert not RandomWords(1).bernoulli_bytes(0, 100).any()
     assert (RandomWords(1).bernoulli_bytes(ONE, 100) == 0xFF).all()
-    assert RandomWords(1).bernoulli_words(ONE // 2, 3).dtype == np.uint64
+    assert RandomWords(1).bernoulli_bytes(ONE // 2, 3).dtype == np.uint8
 
 
 @pytest.mark.parametrize("bound", [3, 10_000, 1 << 15, (1 << 15) + 1, 40_000, 1 << 31,
@@ -178,3 +178,23 @@ def test_threads_sharing_a_source_never_get_the_same_bytes():
         w.join()
     words = [w[0] for w in drawn]
     assert len(words) == 8000 and len(set(words)) == 8000  # 64-bit words: no repeats
+
+
+class Counting(RandomWords):
+    """A seeded source that counts the random words it hands out."""
+
+    def __init__(self) -> None:
+        super().__init__(17)
+        self.used = 0
+
+    def words(self, count: int, writable: bool = True) -> np.ndarray:
+        self.used += count
+        return super().words(count, writable)
+
+
+def test_a_byte_of_coins_costs_at_most_16_25_random_bits():
+    # 16 bits a draw, plus 64 for the 1 in 256 draws that tie (docs/oracles.md s.4)
+    source, count = Counting(), 1 << 20
+    source.bernoulli_bytes(math.ceil(ONE / (1 + math.e)), count)
+    bits = 64 * source.used / count
+    assert 16.0 < bits < 16.25 + 4 * 64 * math.sqrt(1 / 256 / count)
