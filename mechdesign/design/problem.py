@@ -27,8 +27,8 @@ from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from ..privacy.notions import LDP, WLDP, ApproxLDP, DeletionLDP, MetricDP, Notion
-from . import staircase, strategies
-from .formulations import BuildContext, describe_build, formulate
+from . import row_generation, staircase, strategies
+from .formulations import BuildContext, Formulation, describe_build, formulate
 from .objectives import (
     CustomObjective,
     EstimationVariance,
@@ -339,19 +339,23 @@ class DesignProblem:
                             n_labels=len(self.outputs) if evidential else None,
                             parametric=parametric)
 
-    def feasible_set(self, parametric: bool = False) -> FeasibleSet:
+    def feasible_set(self, parametric: bool = False,
+                     form: Formulation | None = None) -> FeasibleSet:
         """Q and its named constraint groups (``"rows"``, ``"privacy"``, the user's).
 
         With ``parametric=True`` every epsilon-dependent coefficient is a cvxpy Parameter and
         the setters move them all to a new epsilon (see :meth:`Program.set_epsilon`).
         A design whose estimated memory exceeds ``solvers.MEMORY_BUDGET`` is refused with
-        ``SizeLimitError`` before anything is built.
+        ``SizeLimitError`` before anything is built. ``form``: the privacy rows built
+        elsewhere (a round of row generation, whose size its caller checked) instead of the
+        notion's registered formulation.
         """
-        ctx = self.build_context(parametric=parametric)
-        what = (f"{type(self.privacy).__name__} design with {self.k} inputs and {self.n} "
-                "outputs")
-        form = formulate(self.privacy, ctx,
-                         lambda nnz: check_memory(nnz + self.k * self.n, what))
+        if form is None:
+            ctx = self.build_context(parametric=parametric)
+            what = (f"{type(self.privacy).__name__} design with {self.k} inputs and "
+                    f"{self.n} outputs")
+            form = formulate(self.privacy, ctx,
+                             lambda nnz: check_memory(nnz + self.k * self.n, what))
         Q = form.Q
         # under a symmetry, rows in one orbit are the same constraint: keep one per orbit
         rows = Q if self.symmetry is None else Q[self.symmetry.input_representatives, :]
@@ -364,15 +368,16 @@ class DesignProblem:
         return FeasibleSet(Q, MappingProxyType(groups), form.setters,
                            describe_build(self.privacy, form, self.symmetry))
 
-    def compile(self, parametric: bool = False) -> Program:
+    def compile(self, parametric: bool = False, form: Formulation | None = None) -> Program:
         """The cvxpy program of this problem (loss objectives; information objectives are
-        solved by the staircase programs or locally, see :meth:`solve`)."""
+        solved by the staircase programs or locally, see :meth:`solve`); ``form`` as in
+        :meth:`feasible_set`."""
         if isinstance(self.objective, InformationObjective):
             raise InvalidParameterError(
                 f"{type(self.objective).__name__} is not a convex expression of Q (it is "
                 "maximised through staircase programs); to_cvxpy needs a loss objective")
         t0 = time.perf_counter()
-        fs = self.feasible_set(parametric=parametric)
+        fs = self.feasible_set(parametric=parametric, form=form)
         try:
             expr, extra = self.objective.expression(fs.Q)
             sense = cp.Maximize if self.objective.sense == "maximize" else cp.Minimize
@@ -565,6 +570,10 @@ class DesignProblem:
         if isinstance(self.objective, InformationObjective):
             log.debug("strategy: information objective %s", type(self.objective).__name__)
             return strategies.solve_information(self, solver, options, Deadline(time_limit))
+        skeleton = row_generation.plan(self)
+        if skeleton is not None:
+            log.debug("strategy: row generation (metric privacy, %d x %d)", self.k, self.n)
+            return strategies.solve_row_generation(self, skeleton, solver, options, time_limit)
         log.debug("strategy: one program (%s, %s)", type(self.privacy).__name__,
                   type(self.objective).__name__)
         return strategies.solve_program(self, solver, options, time_limit)

@@ -123,16 +123,17 @@ class Program:
     # ------------------------------------------------------------------ attempts
     def attempts(self, name: str, *, explicit: bool, options: dict,
                  time_limit: float | None, runner: Callable[[cp.Problem], None] | None = None,
-                 spec: DesignProblem | None = None) -> list[Run]:
+                 spec: DesignProblem | None = None, first: Run | None = None) -> list[Run]:
         """The first solve and the re-solves it calls for: the rescues of a doubtful status
         (:meth:`rescues`) until one gives a solution, then, for an LP, second methods (the
         other solver, then HiGHS simplex, whose vertex answer has exact complementary duals)
         while the certified gap exceeds :data:`~mechdesign.design.outcome.GAP_TOL`, all
         within one ``time_limit`` (a re-solve gets what the earlier ones left; a second
-        method at most the first solve's time, :data:`SECOND_METHOD_MIN_SECONDS` at least)."""
+        method at most the first solve's time, :data:`SECOND_METHOD_MIN_SECONDS` at least).
+        ``first``: the first solve, already run (with ``name`` and ``options``)."""
         spec = spec or self.problem
         deadline = Deadline(time_limit)  # one budget for the first solve and its re-solves
-        runs = [self.run(name, options, runner, time_limit, spec)]
+        runs = [first or self.run(name, options, runner, time_limit, spec)]
         if runs[0].timed_out:
             return runs
         lp = is_lp(self.prob)

@@ -19,6 +19,7 @@ r"""The solve methods of a design problem, one function each.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import time
 from typing import TYPE_CHECKING, Any
@@ -27,18 +28,21 @@ import cvxpy as cp
 import numpy as np
 
 from .. import catalog
-from ..errors import InfeasibleDesignError, InvalidParameterError, SolverFailedError
+from ..errors import InfeasibleDesignError, InvalidParameterError, SizeLimitError, SolverFailedError
 from ..evidential import EvidentialMechanism
 from ..privacy.notions import LDP, DeletionLDP
-from . import local, staircase, working_set
+from . import local, row_generation, staircase, working_set
 from .objectives import EstimationVariance, MinimaxEstimation, unit_range
-from .outcome import analytic_result, certified_result, unsolved_result
-from .program import run_solve
+from .outcome import GAP_TOL, analytic_result, certified_result, unsolved_result
+from .program import best_run, run_solve
 from .result import DesignResult, Status
-from .solvers import Deadline, choose_solver
+from .solvers import Deadline, check_memory, choose_solver
+from .symmetry import check_invariant
 
 if TYPE_CHECKING:
     from .problem import DesignProblem
+
+log = logging.getLogger("mechdesign.design")
 
 
 def solve_program(spec: DesignProblem, solver: str | None, options: dict,
@@ -94,6 +98,97 @@ def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | No
                             "global", form, 0.0, solve_time, {}, notes,
                             {"working_set": list(sol.outputs)},
                             bound=scale * sol.bound + offset)
+
+
+def solve_row_generation(spec: DesignProblem, skeleton: list, solver: str | None,
+                         options: dict, time_limit: float | None) -> DesignResult:
+    """Exact metric privacy on the triples that bind (:mod:`~mechdesign.design.row_generation`):
+    each round builds and solves the program on the current triples (a relaxation, with its
+    certified dual bound); the skeleton's violated triples enter and the next round solves
+    again, until none is violated, the time limit or :data:`row_generation.MAX_ROUNDS`. The
+    last round's matrix is certified against the notion itself, its gap against the last
+    round's bound (every round's bound is a bound on the exact optimum). A round that leaves
+    at most :data:`row_generation.FEW_ROWS` of its rows violated (by more than the
+    tolerance: rounding at the solver's) is certified first, and stands when its repaired
+    matrix meets the notion within the gap tolerance."""
+    t0 = time.perf_counter()
+    notion = spec.privacy
+    D = notion.distances(spec.inputs)  # type: ignore[union-attr]
+    if spec.symmetry is not None:
+        check_invariant("distance", D, spec.symmetry, "ii")
+    deadline = Deadline(time_limit)
+    k, n, eps = spec.k, spec.n, notion.epsilon  # type: ignore[union-attr]
+    a, b, d = row_generation.directed(spec, skeleton)
+    start_a, start_b, _ = row_generation.start_pairs(spec)
+    rows = row_generation.codes(spec.symmetry, k, n,
+                                *row_generation.all_columns(start_a, start_b, n))
+    what = f"MetricDP design with {k} inputs and {n} outputs (row generation)"
+    times = [time.perf_counter() - t0, 0.0]  # build (skeleton, starting rows), solve
+    program, runs, rounds, left, solved_rows = None, [], 0, 0, 0
+
+    def conclude() -> DesignResult:
+        assert program is not None
+        res = program.conclude(runs, "MetricDP by row generation on the skeleton's triples "
+                               "(docs/formulations.md)", times[0], times[1], spec=spec)
+        note = (f"row generation: {rounds} rounds, {solved_rows:,} "
+                + ("orbit rows" if spec.symmetry is not None else "rows")
+                + f" of the {2 * len(skeleton) * n:,} skeleton rows"
+                + ("" if not left else f"; {left:,} rows still violated (by more than "
+                   f"{row_generation.VIOLATION_TOL:g}) when it stopped: the envelope repair "
+                   "restores privacy and the gap says what that cost"))
+        return dataclasses.replace(res, notes=(*res.notes, note))
+
+    while True:
+        rounds += 1
+        try:
+            check_memory(row_generation.estimated_nonzeros(spec, rows.size), what)
+        except SizeLimitError:
+            if program is None:
+                raise
+            break  # the last finished round stands
+        t1 = time.perf_counter()
+        trial = spec.compile(form=row_generation.formulate_rows(spec, rows))
+        t2 = time.perf_counter()
+        name = trial.default_solver(solver)
+        # one solve; the rescues of a failed one and, for the final round, the re-solves of
+        # a gap above tolerance (an intermediate round only finds violations; a final one
+        # certified within the tolerance stands, whatever the solver's own status)
+        again = {"explicit": bool(solver or options), "options": options}
+        first = trial.run(name, options, None, deadline.remaining())
+        trial_runs = [first] if first.Q is not None else trial.attempts(
+            name, time_limit=deadline.remaining(), first=first, **again)
+        best = best_run(trial_runs)
+        new, excess = np.zeros(0, dtype=np.int64), 0.0
+        if best is not None:
+            *triples, excess = row_generation.violated(best.Q, a, b, d, eps)
+            new = np.setdiff1d(row_generation.codes(spec.symmetry, k, n, *triples), rows,
+                               assume_unique=True)
+            if not new.size and first.Q is not None and not (
+                    first.gap is not None and first.gap <= GAP_TOL):
+                trial_runs = trial.attempts(name, time_limit=deadline.remaining(),
+                                            first=first, **again)
+                best = best_run(trial_runs)
+        compile_time = sum(r.compile_time for r in trial_runs)
+        times[0] += t2 - t1 + compile_time
+        times[1] += time.perf_counter() - t2 - compile_time
+        if best is None and program is not None:
+            break  # the last solved round stands
+        program, runs, solved_rows = trial, trial_runs, rows.size
+        if best is None:
+            break
+        left = new.size
+        log.info("row generation round %d: %d rows, %.1f s; %d violated rows (by up to %.2g)",
+                 rounds, rows.size, time.perf_counter() - t1, left, excess)
+        if not left or deadline.expired or rounds >= row_generation.MAX_ROUNDS:
+            break
+        if (left <= row_generation.FEW_ROWS * rows.size
+                and excess <= row_generation.SMALL_EXCESS):
+            res = conclude()
+            if (res.certificate is not None and res.certificate.met and res.gap is not None
+                    and res.gap <= GAP_TOL):
+                return res
+        rows = np.union1d(rows, new)
+    return conclude()
 
 
 def solve_walley(spec: DesignProblem, solver: str | None, options: dict,
