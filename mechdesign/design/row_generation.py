@@ -45,8 +45,8 @@ START_SPANNER = 1.1
 """Stretch of the greedy spanner whose edges (at their true distances) start the rows."""
 
 MIN_TRIPLES = 200_000
-"""Row generation from this many skeleton triples ``2 |skeleton| n`` (the 10 x 10 grid
-has 349,800 and solves in a second either way; below, the whole program is built)."""
+"""Row generation from this many skeleton triples ``2 |skeleton| n`` (Euclidean grids from
+9 x 9: 330,480; the 8 x 8 grid has 164,096 and keeps the whole program)."""
 
 FEW_ROWS = 1e-3
 """When a round leaves at most this fraction of its rows violated, by at most
@@ -57,6 +57,10 @@ would cost as much as the last."""
 SMALL_EXCESS = 1e-7
 """See :data:`FEW_ROWS`."""
 
+SPARSE_SKELETON = 8
+"""A skeleton of at most this many pairs per input (a line: 1; a graph-like metric) is
+built whole: a 1.1-spanner would start with most of it, so rounds would gain nothing."""
+
 MAX_ROUNDS = 50
 """A safety stop (measured: 3 rounds for the 12 x 12, 16 x 16 and 20 x 20 grids)."""
 
@@ -66,8 +70,9 @@ CHUNK_ENTRIES = 4_000_000
 
 def plan(spec: DesignProblem) -> list[tuple[int, int, float]] | None:
     """The skeleton of the distance when row generation solves ``spec``: exact metric
-    privacy over a distance matrix (no spanner, not a graph), a loss objective and at least
-    :data:`MIN_TRIPLES` skeleton triples; else None. (The skeleton is O(k^3) in blocks,
+    privacy over a distance matrix (no spanner, not a graph), a loss objective, more than
+    :data:`SPARSE_SKELETON` pairs per input and at least :data:`MIN_TRIPLES` skeleton
+    triples; else None. (The skeleton is O(k^3) in blocks,
     cheap next to the program it avoids: 2 s for the 32 x 32 grid.)"""
     from .objectives import InformationObjective
 
@@ -77,7 +82,8 @@ def plan(spec: DesignProblem) -> list[tuple[int, int, float]] | None:
             or spec.focal_sets is not None):
         return None
     edges = metric_skeleton(notion.distances(spec.inputs))
-    return edges if 2 * len(edges) * spec.n >= MIN_TRIPLES else None
+    dense = len(edges) > SPARSE_SKELETON * spec.k
+    return edges if dense and 2 * len(edges) * spec.n >= MIN_TRIPLES else None
 
 
 def directed(spec: DesignProblem, edges: list[tuple[int, int, float]]
@@ -187,7 +193,7 @@ def estimated_nonzeros(spec: DesignProblem, n_rows: int) -> int:
     return 2 * n_rows + spec.k * spec.n
 
 
-__all__ = ["FEW_ROWS", "MAX_ROUNDS", "MIN_TRIPLES", "SMALL_EXCESS", "START_SPANNER",
-           "VIOLATION_TOL", "all_columns",
+__all__ = ["FEW_ROWS", "MAX_ROUNDS", "MIN_TRIPLES", "SMALL_EXCESS", "SPARSE_SKELETON",
+           "START_SPANNER", "VIOLATION_TOL", "all_columns",
            "codes", "directed", "estimated_nonzeros", "formulate_rows", "plan",
            "start_pairs", "violated"]

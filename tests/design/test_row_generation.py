@@ -24,6 +24,7 @@ def _solve(problem: DesignProblem, monkeypatch: pytest.MonkeyPatch, rows: bool):
     """Solve with row generation forced on (``rows``) or off (the whole program)."""
     with monkeypatch.context() as m:
         m.setattr(row_generation, "MIN_TRIPLES", 0 if rows else 10**18)
+        m.setattr(row_generation, "SPARSE_SKELETON", 0)
         return problem.solve()
 
 
@@ -97,6 +98,11 @@ def test_path_applies_only_to_exact_matrix_metrics():
         DesignProblem(MetricDP(1.0, D, spanner=1.1), ExpectedLoss(D))) is None
     small = euclidean_grid(3, 3)
     assert row_generation.plan(DesignProblem(MetricDP(1.0, small), ExpectedLoss(small))) \
+        is None
+    # a line: its skeleton is the k - 1 neighbours (319,200 rows at k = 400, all of them
+    # in a spanner), so the whole program is built
+    line = np.abs(np.subtract.outer(np.arange(400.0), np.arange(400.0)))
+    assert row_generation.plan(DesignProblem(MetricDP(1.0, line), ExpectedLoss(line))) \
         is None
 
 
