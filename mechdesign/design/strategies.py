@@ -108,8 +108,8 @@ def solve_row_generation(spec: DesignProblem, skeleton: list, solver: str | None
     again, until none is violated, the time limit or :data:`row_generation.MAX_ROUNDS`. The
     last round's matrix is certified against the notion itself, its gap against the last
     round's bound (every round's bound is a bound on the exact optimum). A round that leaves
-    at most :data:`row_generation.FEW_ROWS` of its rows violated (by more than the
-    tolerance: rounding at the solver's) is certified first, and stands when its repaired
+    at most :data:`row_generation.FEW_ROWS` of its rows violated, by at most
+    :data:`row_generation.SMALL_EXCESS`, is certified first, and stands when its repaired
     matrix meets the notion within the gap tolerance."""
     t0 = time.perf_counter()
     notion = spec.privacy
@@ -124,7 +124,7 @@ def solve_row_generation(spec: DesignProblem, skeleton: list, solver: str | None
                                 *row_generation.all_columns(start_a, start_b, n))
     what = f"MetricDP design with {k} inputs and {n} outputs (row generation)"
     times = [time.perf_counter() - t0, 0.0]  # build (skeleton, starting rows), solve
-    program, runs, rounds, left, solved_rows = None, [], 0, 0, 0
+    program, runs, rounds, left, solved_rows = None, [], 0, 0, 0  # rounds: solved ones
 
     def conclude() -> DesignResult:
         assert program is not None
@@ -139,7 +139,6 @@ def solve_row_generation(spec: DesignProblem, skeleton: list, solver: str | None
         return dataclasses.replace(res, notes=(*res.notes, note))
 
     while True:
-        rounds += 1
         try:
             check_memory(row_generation.estimated_nonzeros(spec, rows.size), what)
         except SizeLimitError:
@@ -176,6 +175,7 @@ def solve_row_generation(spec: DesignProblem, skeleton: list, solver: str | None
         program, runs, solved_rows = trial, trial_runs, rows.size
         if best is None:
             break
+        rounds += 1
         left = new.size
         log.info("row generation round %d: %d rows, %.1f s; %d violated rows (by up to %.2g)",
                  rounds, rows.size, time.perf_counter() - t1, left, excess)
