@@ -188,6 +188,14 @@ def solve_row_generation(spec: DesignProblem, skeleton: list, solver: str | None
                     and res.gap <= GAP_TOL):
                 return res
         rows = np.union1d(rows, new)
+    if not rounds and not deadline.expired:  # no round solved: the whole program
+        try:
+            whole = solve_program(spec, solver, options, deadline.remaining())
+        except SizeLimitError:
+            return conclude()
+        return dataclasses.replace(whole, notes=(
+            *whole.notes, "row generation's first round had no solution (" + (
+                runs[-1].error if runs else "not run") + "): the whole program was solved"))
     return conclude()
 
 
