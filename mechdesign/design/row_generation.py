@@ -3,7 +3,7 @@ r"""Exact metric privacy by row generation: constrain only the triples that bind
 Metric privacy over a distance matrix is exact on the pairs of its skeleton
 (:func:`~mechdesign.neighbors.metric_skeleton`): ``Q[a, y] <= e^{eps D[a, b]} Q[b, y]`` for
 both directions of every skeleton pair and every output, ``2 |skeleton| n`` rows (61% of all
-pairs on a Euclidean grid: 9.8 million rows for the 20 x 20 grid before the symmetry
+pairs on a Euclidean grid: 39 million rows for the 20 x 20 grid before the symmetry
 reduction). At a vertex of the LP each column is pinned down by about ``k`` tight rows, so
 almost all of them are slack. The program is solved on a subset of the triples
 ``(a, b, y)``, starting with the directions of a greedy 1.1-spanner's edges (at the TRUE
@@ -62,7 +62,8 @@ SPARSE_SKELETON = 8
 built whole: a 1.1-spanner would start with most of it, so rounds would gain nothing."""
 
 MAX_ROUNDS = 50
-"""A safety stop (measured: 3 rounds for the 12 x 12, 16 x 16 and 20 x 20 grids)."""
+"""A safety stop (measured: 4 solves for the 12 x 12, 16 x 16 and 20 x 20 grids, three
+that add rows and one that confirms)."""
 
 CHUNK_ENTRIES = 4_000_000
 """Entries of the ``pairs x n`` violation matrix scanned at once (32 MB)."""
@@ -72,8 +73,8 @@ def plan(spec: DesignProblem) -> list[tuple[int, int, float]] | None:
     """The skeleton of the distance when row generation solves ``spec``: exact metric
     privacy over a distance matrix (no spanner, not a graph), a loss objective, more than
     :data:`SPARSE_SKELETON` pairs per input and at least :data:`MIN_TRIPLES` skeleton
-    triples; else None. (The skeleton is O(k^3) in blocks,
-    cheap next to the program it avoids: 2 s for the 32 x 32 grid.)"""
+    triples; else None. (The skeleton is O(k^3) in blocks, cheap next to the program it
+    avoids: 1.5 s for the 32 x 32 grid, measured while another job ran.)"""
     from .objectives import InformationObjective
 
     notion = spec.privacy
