@@ -105,7 +105,9 @@ def solve_row_generation(spec: DesignProblem, skeleton: list, solver: str | None
     """Exact metric privacy on the triples that bind (:mod:`~mechdesign.design.row_generation`):
     each round builds and solves the program on the current triples (a relaxation, with its
     certified dual bound); the skeleton's violated triples enter and the next round solves
-    again, until none is violated, the time limit or :data:`row_generation.MAX_ROUNDS`. The
+    again (the most violated first, at most :data:`row_generation.NEW_PER_ROUND` of the
+    starting triples a round), until none is violated, the time limit or
+    :data:`row_generation.MAX_ROUNDS`. The
     last round's matrix is certified against the notion itself, its gap against the last
     round's bound (every round's bound is a bound on the exact optimum). A round that leaves
     at most :data:`row_generation.FEW_ROWS` of its rows violated, by at most
@@ -120,6 +122,7 @@ def solve_row_generation(spec: DesignProblem, skeleton: list, solver: str | None
     k, n, eps = spec.k, spec.n, notion.epsilon  # type: ignore[union-attr]
     a, b, d = row_generation.directed(spec, skeleton)
     start_a, start_b, _ = row_generation.start_pairs(spec)
+    cap = max(1, int(row_generation.NEW_PER_ROUND * len(start_a) * n))  # triples a round
     rows = row_generation.codes(spec.symmetry, k, n,
                                 *row_generation.all_columns(start_a, start_b, n))
     what = f"MetricDP design with {k} inputs and {n} outputs (row generation)"
@@ -159,9 +162,11 @@ def solve_row_generation(spec: DesignProblem, skeleton: list, solver: str | None
         best = best_run(trial_runs)
         new, excess = np.zeros(0, dtype=np.int64), 0.0
         if best is not None:
-            *triples, excess = row_generation.violated(best.Q, a, b, d, eps)
-            new = np.setdiff1d(row_generation.codes(spec.symmetry, k, n, *triples), rows,
-                               assume_unique=True)
+            va, vb, vy, ve = row_generation.violated(best.Q, a, b, d, eps)
+            excess = float(ve.max()) if ve.size else 0.0
+            keep = row_generation.largest(ve, cap)
+            new = np.setdiff1d(row_generation.codes(spec.symmetry, k, n, va[keep], vb[keep],
+                                                    vy[keep]), rows, assume_unique=True)
             if not new.size and first.Q is not None and not (
                     first.gap is not None and first.gap <= GAP_TOL):
                 trial_runs = trial.attempts(name, time_limit=deadline.remaining(),

@@ -113,13 +113,19 @@ def test_violation_scan_matches_a_direct_loop():
     Q[2, 3] = 0.0  # a zero entry: every pair into it with a positive left side is violated
     edges = metric_skeleton(D)
     a, b, d = MetricDP(0.7, D).directed_pairs(tuple(range(9)), edges, 1.0)
-    va, vb, vy, worst = row_generation.violated(Q, a, b, d, 0.7)
-    expected = {(int(a[i]), int(b[i]), y) for i in range(len(a)) for y in range(6)
+    va, vb, vy, ve = row_generation.violated(Q, a, b, d, 0.7)
+    expected = {(int(a[i]), int(b[i]), y): Q[a[i], y] - np.exp(0.7 * d[i]) * Q[b[i], y]
+                for i in range(len(a)) for y in range(6)
                 if Q[a[i], y] - np.exp(0.7 * d[i]) * Q[b[i], y] > row_generation.VIOLATION_TOL}
-    assert set(zip(va.tolist(), vb.tolist(), vy.tolist(), strict=True)) == expected
+    found = dict(zip(zip(va.tolist(), vb.tolist(), vy.tolist(), strict=True), ve.tolist(),
+                     strict=True))
     assert expected  # the random matrix is far from private
-    assert worst == pytest.approx(max(Q[x, y] - np.exp(0.7 * D[x, z]) * Q[z, y]
-                                      for x, z, y in expected))
+    assert found.keys() == expected.keys()
+    assert all(found[t] == pytest.approx(expected[t]) for t in expected)
+    # the cap keeps the most violated
+    top = row_generation.largest(ve, 5)
+    assert sorted(ve[top]) == pytest.approx(sorted(ve)[-5:])
+    assert row_generation.largest(ve, 10**6).size == ve.size
 
 
 @settings(max_examples=30, deadline=None)
