@@ -67,11 +67,11 @@ NEW_PER_ROUND = 1 / 3
 (ties within an orbit share their excess, so whole orbits enter). Adding every violated
 triple took 63 s at 20 x 20 but made the 24 x 24 grid's second round a 1.01 million-row
 program that Clarabel had not solved after 7 minutes; with the cap: 20 x 20 in 67 s (7
-solves, 255,687 rows at the end instead of 404,555), 24 x 24 in 217 s."""
+solves, 254,564 rows at the end instead of 404,555), 24 x 24 in 208 s
+(``benchmarks/metric_rows.py``)."""
 
 MAX_ROUNDS = 50
-"""A safety stop (measured: 4 solves for the 12 x 12, 16 x 16 and 20 x 20 grids, three
-that add rows and one that confirms)."""
+"""A safety stop (measured: 6 or 7 solves for the 12 x 12 to 24 x 24 grids)."""
 
 CHUNK_ENTRIES = 4_000_000
 """Entries of the ``pairs x n`` violation matrix scanned at once (32 MB)."""
