@@ -189,19 +189,31 @@ def solve_row_generation(spec: DesignProblem, skeleton: list, solver: str | None
         if (left <= row_generation.FEW_ROWS * rows.size
                 and excess <= row_generation.SMALL_EXCESS):
             res = conclude()
-            if (res.certificate is not None and res.certificate.met and res.gap is not None
-                    and res.gap <= GAP_TOL):
+            if _certified(res):
                 return res
         rows = np.union1d(rows, new)
-    if not rounds and not deadline.expired:  # no round solved: the whole program
-        try:
-            whole = solve_program(spec, solver, options, deadline.remaining())
-        except SizeLimitError:
-            return conclude()
-        return dataclasses.replace(whole, notes=(
-            *whole.notes, "row generation's first round had no solution (" + (
-                runs[-1].error if runs else "not run") + "): the whole program was solved"))
-    return conclude()
+    res = conclude() if rounds else None
+    if (res is not None and _certified(res)) or deadline.expired:
+        return res if res is not None else conclude()
+    # no round solved, or one failed before the rows were complete (fuzzing: both solvers
+    # failed on a round at eps = 2.5..3.5): the whole program, whose rescues may fare better
+    try:
+        whole = solve_program(spec, solver, options, deadline.remaining())
+    except SizeLimitError:
+        return res if res is not None else conclude()
+    if res is not None and not (whole.gap is not None and (res.gap is None
+                                                           or whole.gap < res.gap)):
+        return res
+    return dataclasses.replace(whole, notes=(
+        *whole.notes, f"row generation stopped after {rounds} solved rounds ("
+        + (runs[-1].error or "rows still violated" if runs else "not run")
+        + "): the whole program was solved"))
+
+
+def _certified(res: DesignResult) -> bool:
+    """The result meets its notion with a certified gap within the tolerance."""
+    return (res.certificate is not None and res.certificate.met and res.gap is not None
+            and res.gap <= GAP_TOL)
 
 
 def solve_walley(spec: DesignProblem, solver: str | None, options: dict,
