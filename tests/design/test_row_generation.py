@@ -150,11 +150,16 @@ def test_a_run_stopped_by_memory_returns_a_private_matrix_with_its_gap(monkeypat
         if len(calls) > 1:
             raise SizeLimitError(f"{what}: test budget")
 
-    monkeypatch.setattr(strategies_module, "check_memory", second_round_too_big)
-    res = _solve(problem, monkeypatch, True)
+    def whole_too_big(*args):
+        raise SizeLimitError("the whole program: test budget")
+
     whole = _solve(problem, monkeypatch, False)
+    monkeypatch.setattr(strategies_module, "check_memory", second_round_too_big)
+    monkeypatch.setattr(strategies_module, "solve_program", whole_too_big)
+    res = _solve(problem, monkeypatch, True)
     assert len(calls) == 2
-    assert any("rows still violated" in note for note in res.notes)
+    assert _used_rows(res)
+    assert any("rows still violated (by more than" in note for note in res.notes)
     # the first round's relaxation, repaired: private, never below the optimum, and its
     # certified gap covers the distance to it
     assert res.certificate.met
