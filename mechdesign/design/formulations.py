@@ -347,19 +347,34 @@ def _formulate_reduced(ctx: BuildContext, sym: Symmetry, a: np.ndarray, b: np.nd
                        d: np.ndarray, coef: Coefficients, measured: dict) -> Formulation:
     """One variable per orbit of entries, one privacy row per orbit of the triples
     ``(x, x', y)`` (:mod:`~mechdesign.design.symmetry`)."""
-    k, n = ctx.k, ctx.n
-    z = cp.Variable(sym.n_orbits, nonneg=True, name="Q_orbits")
-    P = sparse.csr_matrix((np.ones(k * n), (np.arange(k * n), sym.orbit.ravel())),
-                          shape=(k * n, sym.n_orbits))
-    Q = cp.reshape(P @ z, (k, n), order="C")
     left, right, i = sym.pair_rows(a, b)
+    return orbit_ratio_rows(ctx.k, ctx.n, sym, left, right, d[i], coef, **measured)
+
+
+def orbit_ratio_rows(k: int, n: int, sym: Symmetry | None, left: np.ndarray,
+                     right: np.ndarray, d: np.ndarray, coef: Coefficients,
+                     **measured: Any) -> Formulation:
+    """``Q`` on one variable ``z`` per orbit of entries (``sym.orbit``; per entry, row-major,
+    without a group) and the rows ``l z[left_i] <= r z[right_i]`` with ``r / l =
+    e^{eps d_i}``; rows whose two sides are one variable hold (``d >= 0``) and are
+    dropped. Shared by the symmetry-reduced metric build and row generation."""
+    n_orbits = k * n if sym is None else sym.n_orbits
+    z = cp.Variable(n_orbits, nonneg=True, name="Q" if sym is None else "Q_orbits")
+    if sym is None:
+        Q = cp.reshape(z, (k, n), order="C")
+    else:
+        P = sparse.csr_matrix((np.ones(k * n), (np.arange(k * n), sym.orbit.ravel())),
+                              shape=(k * n, n_orbits))
+        Q = cp.reshape(P @ z, (k, n), order="C")
+    useful = left != right
+    left, right, d = left[useful], right[useful], d[useful]
     if not len(left):
         return coef.done(Q, [], n_rows=0, **measured)
     rows = np.arange(len(left))
     ones = np.ones(len(left))
-    Lsel = sparse.csr_matrix((ones, (rows, left)), shape=(len(left), sym.n_orbits))
-    Rsel = sparse.csr_matrix((ones, (rows, right)), shape=(len(left), sym.n_orbits))
-    lf, rf = coef.ratio(d[i])
+    Lsel = sparse.csr_matrix((ones, (rows, left)), shape=(len(left), n_orbits))
+    Rsel = sparse.csr_matrix((ones, (rows, right)), shape=(len(left), n_orbits))
+    lf, rf = coef.ratio(d)
     return coef.done(Q, [cp.multiply(lf, Lsel @ z) <= cp.multiply(rf, Rsel @ z)],
                      n_rows=len(left), **measured)
 
@@ -445,4 +460,4 @@ def describe_build(notion: Notion, form: Formulation, symmetry: Symmetry | None
 
 __all__ = ["MAX_LOG_RATIO", "BuildContext", "Coefficients", "Formulation", "capped_exp",
            "describe_build", "estimated_nonzeros", "event_matrices", "formulate",
-           "formulation", "offset_form", "outer_ones", "split_exp"]
+           "formulation", "offset_form", "orbit_ratio_rows", "outer_ones", "split_exp"]

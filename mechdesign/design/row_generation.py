@@ -25,13 +25,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import cvxpy as cp
 import numpy as np
-from scipy import sparse
 
 from ..neighbors import greedy_spanner, is_graph, metric_skeleton
 from ..privacy.notions import MetricDP
-from .formulations import Coefficients, Formulation
+from .formulations import Coefficients, Formulation, orbit_ratio_rows
 from .symmetry import Symmetry
 
 if TYPE_CHECKING:
@@ -79,16 +77,14 @@ CHUNK_ENTRIES = 4_000_000
 
 def plan(spec: DesignProblem) -> list[tuple[int, int, float]] | None:
     """The skeleton of the distance when row generation solves ``spec``: exact metric
-    privacy over a distance matrix (no spanner, not a graph), a loss objective, more than
+    privacy over a distance matrix (no spanner, not a graph; the caller has routed
+    information objectives elsewhere), more than
     :data:`SPARSE_SKELETON` pairs per input and at least :data:`MIN_TRIPLES` skeleton
     triples; else None. (The skeleton is O(k^3) in blocks, cheap next to the program it
     avoids: 1.5 s for the 32 x 32 grid, measured while another job ran.)"""
-    from .objectives import InformationObjective
-
     notion = spec.privacy
     if (not isinstance(notion, MetricDP) or notion.spanner is not None
-            or is_graph(notion.distance) or isinstance(spec.objective, InformationObjective)
-            or spec.focal_sets is not None):
+            or is_graph(notion.distance) or spec.focal_sets is not None):
         return None
     edges = metric_skeleton(notion.distances(spec.inputs))
     dense = len(edges) > SPARSE_SKELETON * spec.k
@@ -103,31 +99,22 @@ def directed(spec: DesignProblem, edges: list[tuple[int, int, float]]
     return notion.directed_pairs(spec.inputs, edges, 1.0)
 
 
-def start_pairs(spec: DesignProblem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The directed edges of a greedy :data:`START_SPANNER`-spanner at true distances."""
-    D = spec.privacy.distances(spec.inputs)  # type: ignore[union-attr]
+def start_pairs(spec: DesignProblem, D: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The directed edges of a greedy :data:`START_SPANNER`-spanner of the distances ``D``,
+    at their true distances."""
     edges, _ = greedy_spanner(np.minimum(D, D.T), START_SPANNER)
     return directed(spec, [(u, v, float(D[u, v])) for u, v, _ in edges])
 
 
 def codes(sym: Symmetry | None, k: int, n: int, a: np.ndarray, b: np.ndarray,
           y: np.ndarray) -> np.ndarray:
-    """One integer per triple ``(a, b, y)``, the same for every triple of an orbit under
-    ``sym`` (the smallest ``(g a * k + g b) * n + g y`` over the group), sorted and
-    unique."""
-    a, b, y = (np.asarray(v, dtype=np.int64) for v in (a, b, y))
+    """One integer per orbit of the triples ``(a, b, y)`` (:meth:`Symmetry.triple_codes`;
+    ``(a * k + b) * n + y`` without a group), sorted and unique."""
     if sym is None:
+        a, b, y = (np.asarray(v, dtype=np.int64) for v in (a, b, y))
         return np.unique((a * k + b) * n + y)
-    out = []
-    step = max(1, CHUNK_ENTRIES // max(1, sym.order))
-    for s in range(0, a.size, step):
-        sa, sb, sy = a[s:s + step], b[s:s + step], y[s:s + step]
-        best = None
-        for g_in, g_out in zip(sym.G_in, sym.G_out, strict=True):
-            c = (g_in[sa] * k + g_in[sb]) * n + g_out[sy]
-            best = c if best is None else np.minimum(best, c)
-        out.append(best)
-    return np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64)
+    return np.unique(sym.triple_codes(a, b, y))
 
 
 def all_columns(a: np.ndarray, b: np.ndarray, n: int
@@ -168,38 +155,18 @@ def largest(excess: np.ndarray, cap: int) -> np.ndarray:
     return np.argpartition(-excess, cap - 1)[:cap]
 
 
-def formulate_rows(spec: DesignProblem, row_codes: np.ndarray) -> Formulation:
-    """The metric rows of ``row_codes`` (see :func:`codes`) on one variable per orbit of
-    entries (per entry without a symmetry): ``l z[orbit(a, y)] <= r z[orbit(b, y)]`` with
-    ``r / l = e^{eps D[a, b]}``; rows whose two sides are one orbit hold and are dropped."""
+def formulate_rows(spec: DesignProblem, row_codes: np.ndarray, D: np.ndarray
+                   ) -> Formulation:
+    """The metric rows of ``row_codes`` (see :func:`codes`) at the distances ``D``, on one
+    variable per orbit of entries (per entry without a symmetry):
+    :func:`~mechdesign.design.formulations.orbit_ratio_rows`."""
     k, n = spec.k, spec.n
-    sym = spec.symmetry
-    orbit = np.arange(k * n).reshape(k, n) if sym is None else sym.orbit
-    n_orbits = k * n if sym is None else sym.n_orbits
-    z = cp.Variable(n_orbits, nonneg=True, name="Q_orbits" if sym else "Q")
-    if sym is None:
-        Q = cp.reshape(z, (k, n), order="C")
-    else:
-        P = sparse.csr_matrix((np.ones(k * n), (np.arange(k * n), orbit.ravel())),
-                              shape=(k * n, n_orbits))
-        Q = cp.reshape(P @ z, (k, n), order="C")
     y = row_codes % n
     ab = row_codes // n
     a, b = ab // k, ab % k
-    left, right = orbit[a, y], orbit[b, y]
-    useful = left != right
-    left, right, a, b = left[useful], right[useful], a[useful], b[useful]
-    D = spec.privacy.distances(spec.inputs)  # type: ignore[union-attr]
+    orbit = np.arange(k * n).reshape(k, n) if spec.symmetry is None else spec.symmetry.orbit
     coef = Coefficients(spec.privacy.epsilon, False)  # type: ignore[union-attr]
-    m = len(left)
-    if not m:
-        return coef.done(Q, [], n_rows=0)
-    rows = np.arange(m)
-    ones = np.ones(m)
-    L = sparse.csr_matrix((ones, (rows, left)), shape=(m, n_orbits))
-    R = sparse.csr_matrix((ones, (rows, right)), shape=(m, n_orbits))
-    lf, rf = coef.ratio(D[a, b])
-    return coef.done(Q, [cp.multiply(lf, L @ z) <= cp.multiply(rf, R @ z)], n_rows=m)
+    return orbit_ratio_rows(k, n, spec.symmetry, orbit[a, y], orbit[b, y], D[a, b], coef)
 
 
 def estimated_nonzeros(spec: DesignProblem, n_rows: int) -> int:

@@ -121,7 +121,7 @@ def solve_row_generation(spec: DesignProblem, skeleton: list, solver: str | None
     deadline = Deadline(time_limit)
     k, n, eps = spec.k, spec.n, notion.epsilon  # type: ignore[union-attr]
     a, b, d = row_generation.directed(spec, skeleton)
-    start_a, start_b, _ = row_generation.start_pairs(spec)
+    start_a, start_b, _ = row_generation.start_pairs(spec, D)
     cap = max(1, int(row_generation.NEW_PER_ROUND * len(start_a) * n))  # triples a round
     rows = row_generation.codes(spec.symmetry, k, n,
                                 *row_generation.all_columns(start_a, start_b, n))
@@ -149,7 +149,7 @@ def solve_row_generation(spec: DesignProblem, skeleton: list, solver: str | None
                 raise
             break  # the last finished round stands
         t1 = time.perf_counter()
-        trial = spec.compile(form=row_generation.formulate_rows(spec, rows))
+        trial = spec.compile(form=row_generation.formulate_rows(spec, rows, D))
         t2 = time.perf_counter()
         name = trial.default_solver(solver)
         # one solve; the rescues of a failed one and, for the final round, the re-solves of
@@ -201,13 +201,16 @@ def solve_row_generation(spec: DesignProblem, skeleton: list, solver: str | None
         whole = solve_program(spec, solver, options, deadline.remaining())
     except SizeLimitError:
         return res if res is not None else conclude()
-    if res is not None and not (whole.gap is not None and (res.gap is None
-                                                           or whole.gap < res.gap)):
+    if res is not None and _gap_key(res) <= _gap_key(whole):
         return res
     return dataclasses.replace(whole, notes=(
         *whole.notes, f"row generation stopped after {rounds} solved rounds ("
         + (runs[-1].error or "rows still violated" if runs else "not run")
         + "): the whole program was solved"))
+
+
+def _gap_key(res: DesignResult) -> float:
+    return math.inf if res.gap is None else res.gap
 
 
 def _certified(res: DesignResult) -> bool:

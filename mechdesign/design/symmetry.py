@@ -28,6 +28,9 @@ from ..errors import InvalidParameterError, SizeLimitError
 MAX_GROUP_ORDER = 10_000
 """The group is enumerated element by element; larger groups are refused."""
 
+CODE_CHUNK = 1_000_000
+"""Triples whose orbit codes are computed at once (8 MB per array)."""
+
 MAX_GROUP_WORK = 100_000_000
 """Orbits are found with one pass per group element over every entry (and every privacy
 row): ``order * k * n`` (and ``order * rows``) above this is refused (memory)."""
@@ -70,6 +73,22 @@ class Symmetry:
         a, b = pairs // len(D), pairs % len(D)
         return [(int(x), int(y), float(D[x, y])) for x, y in zip(a, b, strict=True)]
 
+    def triple_codes(self, a: np.ndarray, b: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """One integer per triple ``(a_i, b_i, y_i)`` (inputs a, b, output y), the same for
+        every triple of one orbit: the smallest ``(g a * k + g b) * n + g y`` over the
+        group (one pass per element, in chunks of ``CODE_CHUNK`` triples)."""
+        k, n = self.orbit.shape
+        a, b, y = (np.asarray(v, dtype=np.int64) for v in (a, b, y))
+        out = np.empty(a.size, dtype=np.int64)
+        for s in range(0, a.size, CODE_CHUNK):
+            sa, sb, sy = a[s:s + CODE_CHUNK], b[s:s + CODE_CHUNK], y[s:s + CODE_CHUNK]
+            best = None
+            for g_in, g_out in zip(self.G_in, self.G_out, strict=True):
+                c = (g_in[sa] * k + g_in[sb]) * n + g_out[sy]
+                best = c if best is None else np.minimum(best, c)
+            out[s:s + CODE_CHUNK] = best
+        return out
+
     def pair_rows(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray,
                                                                np.ndarray]:
         """Column constraints ``Q[a_i, y] <= c_i Q[b_i, y]`` for all i and y, reduced.
@@ -79,15 +98,12 @@ class Symmetry:
         ``z <= c z`` holds for ``c >= 1``). Valid when the directed pairs, with their
         coefficients, are invariant under G (the caller symmetrises them).
         """
-        k, n = self.orbit.shape
+        n = self.orbit.shape[1]
         _check_work(self.order, len(a) * n, "privacy rows")
         i = np.repeat(np.arange(len(a)), n)
         y = np.tile(np.arange(n), len(a))
         A, B = a[i], b[i]
-        code = np.min(np.stack([(g_in[A] * k + g_in[B]) * n + g_out[y]
-                                for g_in, g_out in zip(self.G_in, self.G_out, strict=True)]),
-                      axis=0)
-        _, keep = np.unique(code, return_index=True)
+        _, keep = np.unique(self.triple_codes(A, B, y), return_index=True)
         left, right = self.orbit[A[keep], y[keep]], self.orbit[B[keep], y[keep]]
         useful = left != right
         return left[useful], right[useful], i[keep][useful]

@@ -79,7 +79,8 @@ def test_grid_with_symmetry_matches_the_unreduced_whole_program(monkeypatch):
 
 
 def test_12x12_grid_takes_the_path_by_default():
-    # 1,841,472 skeleton rows (the whole program: 56 s; row generation about 2 s); its
+    # 1,841,472 skeleton rows (benchmarks/README.md: the whole program 59 s, row generation
+    # 2.4 s); its
     # optimum 1.5863384 (the whole program's value, benchmarks/README.md section 3)
     D = euclidean_grid(12, 12)
     res = DesignProblem(MetricDP(1.0, D), ExpectedLoss(D),
