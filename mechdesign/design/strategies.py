@@ -31,7 +31,7 @@ from .. import catalog
 from ..errors import InfeasibleDesignError, InvalidParameterError, SizeLimitError, SolverFailedError
 from ..evidential import EvidentialMechanism
 from ..privacy.notions import LDP, DeletionLDP
-from . import local, row_generation, staircase, working_set
+from . import cut_generation, local, row_generation, staircase, working_set
 from .objectives import EstimationVariance, MinimaxEstimation, unit_range
 from .outcome import GAP_TOL, analytic_result, certified_result, unsolved_result
 from .program import best_run, run_solve
@@ -73,12 +73,15 @@ def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | No
     deletion = isinstance(spec.privacy, DeletionLDP)
     envelope = (working_set.Envelope.deletion(eps, spec.k, spec.n) if deletion
                 else working_set.Envelope.ldp(eps))
-    sol = working_set.solve_working_set(cost, envelope, deadline,
-                                        options.get("highs_options"),
-                                        spec.working_set_max_pairs())
+    cuts = envelope.max_total is None  # no column maxima: cutting planes in t
+    solve = cut_generation.solve_cut_generation if cuts else working_set.solve_working_set
+    sol = solve(cost, envelope, deadline, options.get("highs_options"),
+                spec.working_set_max_pairs())
     solve_time = time.perf_counter() - t0
-    form = (f"{'pure deletion LDP' if deletion else 'pure LDP'}, offset form on a working "
-            "set of outputs (docs/formulations.md)")
+    notion = "pure deletion LDP" if deletion else "pure LDP"
+    form = (f"{notion}, offset form: cutting planes in the column floors (docs/formulations.md)"
+            if cuts else f"{notion}, offset form on a working set of outputs "
+            "(docs/formulations.md)")
     if sol.Q is None:
         error = (deadline.stopped("the working-set program") if sol.status == "time limit"
                  else f"HiGHS ended the working-set program with {sol.status}")
@@ -86,10 +89,14 @@ def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | No
                                [error], error=error)
     status = Status.OPTIMAL if sol.status == "optimal" else Status.INACCURATE
     notes = [f"working set: {len(sol.outputs)} of {spec.n} outputs used after {sol.rounds} "
-             "rounds (HiGHS primal simplex on the working set, pricing over all outputs)"]
+             + (f"rounds ({sol.cuts:,} cuts; HiGHS dual simplex on the master, pricing over "
+                "all outputs)" if cuts else "rounds (HiGHS primal simplex on the working set, "
+                "pricing over all outputs)")]
     if sol.status == "memory limit":
-        notes.append(f"the working-set loop stopped early (memory limit: its LP would have "
-                     f"passed {spec.working_set_max_pairs():,} pairs, what MEMORY_BUDGET "
+        what = "master would have passed" if cuts else "LP would have passed"
+        unit = "entries" if cuts else "pairs"
+        notes.append(f"the working-set loop stopped early (memory limit: its {what} "
+                     f"{spec.working_set_max_pairs():,} {unit}, what MEMORY_BUDGET "
                      "leaves): the best point so far, with its certified gap")
     elif sol.status != "optimal":
         notes.append(f"the working-set loop stopped early ({sol.status}): the best point so "

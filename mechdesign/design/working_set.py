@@ -76,7 +76,8 @@ up to 300 rounds at k = 1000)."""
 class WorkingSetSolution:
     """The design on the working set: ``Q`` (k x m, zero outside ``outputs``; None when the
     first LP did not finish), its value and the lower bound ``G(lambda)`` (both in the units
-    of ``c``), the rounds and outputs."""
+    of ``c``), the rounds and outputs, and the cuts of the master (cut generation, 0 for
+    the working set of pairs)."""
 
     Q: np.ndarray | None
     value: float
@@ -84,6 +85,7 @@ class WorkingSetSolution:
     rounds: int
     outputs: tuple[int, ...]
     status: str
+    cuts: int = 0
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,36 @@ def dual_lower_bound(c: np.ndarray, lam: np.ndarray, envelope: Envelope,
             - rounding)
 
 
+def new_highs(options: dict) -> tuple[Any, threading.Event]:
+    """A silent ``highspy.Highs`` with ``options`` and an interrupt callback that stops
+    it within a second once the returned event is set (by :func:`run_highs` on Ctrl-C)."""
+    import highspy
+
+    silence_highs_banner()
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    for key, value in options.items():
+        h.setOptionValue(key, value)
+    stop = threading.Event()
+
+    def check(event: Any) -> None:  # Ctrl-C: run_interruptible sets stop
+        if stop.is_set():
+            event.interrupt()
+
+    h.cbSimplexInterrupt += check
+    h.cbIpmInterrupt += check
+    return h, stop
+
+
+def run_highs(h: Any, stop: threading.Event) -> str:
+    """Solve from the current basis (Ctrl-C stops it within a second and raises
+    ``KeyboardInterrupt``); HiGHS's model status name."""
+    run_interruptible(h.run, stop)
+    if h.getModelStatus().name == "kInterrupt":
+        raise KeyboardInterrupt
+    return h.getModelStatus().name
+
+
 class _WorkingSetLP:
     """The LP on the working set, kept in one ``highspy.Highs`` object and grown in place.
 
@@ -168,11 +200,7 @@ class _WorkingSetLP:
         self.a = envelope.cap
         self.maxima = envelope.max_total is not None
         self.inf = highspy.kHighsInf
-        silence_highs_banner()
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        for key, value in {**LP_OPTIONS, **options}.items():
-            h.setOptionValue(key, value)
+        h, self.stop = new_highs({**LP_OPTIONS, **options})
         i32 = np.int32
         h.addCols(1, np.zeros(1), np.full(1, envelope.floor), np.ones(1), 0,
                   np.zeros(1, i32), np.zeros(0, i32), np.zeros(0))
@@ -185,14 +213,6 @@ class _WorkingSetLP:
             h.addRows(1, np.full(1, -self.inf), np.full(1, envelope.max_total), 0,
                       np.zeros(1, i32), np.zeros(0, i32), np.zeros(0))
         self.h = h
-        self.stop = threading.Event()
-
-        def check(event: Any) -> None:  # Ctrl-C: run_interruptible sets stop
-            if self.stop.is_set():
-                event.interrupt()
-
-        h.cbSimplexInterrupt += check
-        h.cbIpmInterrupt += check
         self.t_col = np.full(self.m, -1, dtype=np.int64)       # column of t_y, -1: absent
         self.max_col = np.full(self.m, -1, dtype=np.int64)     # column of u_y
         self.u_col = np.full((self.k, self.m), -1, dtype=np.int64)  # column of U[x, y]
@@ -248,12 +268,8 @@ class _WorkingSetLP:
         return max_pairs is None or self.n_pairs + n <= max_pairs
 
     def run(self) -> str:
-        """Solve from the current basis (Ctrl-C stops it within a second and raises
-        ``KeyboardInterrupt``); HiGHS's model status name."""
-        run_interruptible(self.h.run, self.stop)
-        if self.h.getModelStatus().name == "kInterrupt":
-            raise KeyboardInterrupt
-        return self.h.getModelStatus().name
+        """Solve from the current basis (:func:`run_highs`)."""
+        return run_highs(self.h, self.stop)
 
     def duals(self) -> tuple[np.ndarray, float, float]:
         """``lambda`` (the row sums' duals), ``nu`` (the T row's: ``-Lambda`` while ``T`` is
