@@ -1,18 +1,21 @@
-"""Pure (deletion) LDP at large k: the working-set path against the global program, side by
-side.
+"""Pure (deletion) LDP at large k: the default path against the LP of pairs and the global
+program, side by side.
 
 Each run is a fresh ``python -c`` subprocess (so its peak memory is its own): build the
 loss, solve, report wall time, value, certified gap and peak RSS above the imported
-baseline. ``working set`` is ``DesignProblem(LDP(1), ExpectedLoss(L)).solve()`` (it takes
-the working-set path from k = 100); ``global program`` forces the offset-form LP of every
-entry through ``strategies.solve_program`` (the path of every size before it), with the
-library's default solver for that size (Clarabel above 2,000 variables). Losses: uniform
+baseline. ``default`` is ``DesignProblem(LDP(1), ExpectedLoss(L)).solve()`` (from k = 100:
+cutting planes in the column floors for pure LDP, the working-set LP of pairs for deletion
+LDP); ``pairs`` forces the working-set LP of pairs (HiGHS primal simplex; the pure-LDP path
+before cutting planes); ``global program`` forces the offset-form LP of every entry through
+``strategies.solve_program`` (the path of every size before either), with the library's
+default solver for that size (Clarabel above 2,000 variables). Losses: uniform
 random (seed 0), absolute ``|x - y| / (k - 1)``, hierarchical (codes 0..k-1 as leaves of
 a tree of branching 10, like ICD or ISCO codes: ``1 - (common leading digits) / depth``),
 Hamming (k-RR is optimal: ``(k - 1) / (e + k - 1)``).
 
     python benchmarks/ldp_working_set.py                 # the table of benchmarks/README.md
     python benchmarks/ldp_working_set.py --k 100 200 --losses random --no-global
+    python benchmarks/ldp_working_set.py --k 1000 3000 --pairs-max-k 3000 --no-global
     python benchmarks/ldp_working_set.py --notion deletion --k 100 200 400 1000
 """
 
@@ -27,7 +30,7 @@ CHILD = """
 import json, resource, sys, time
 import numpy as np
 import mechdesign as md
-from mechdesign.design import strategies
+from mechdesign.design import cut_generation, strategies, working_set
 k, loss, path, notion = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 if loss == "random":
     L = np.random.default_rng(0).random((k, k))
@@ -43,8 +46,10 @@ else:
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 privacy = md.DeletionLDP(1.0) if notion == "deletion" else md.LDP(1.0)
 prob = md.DesignProblem(privacy, md.ExpectedLoss(L))
+if path == "pairs":  # the LP of pairs for pure LDP too
+    cut_generation.solve_cut_generation = working_set.solve_working_set
 t = time.perf_counter()
-res = prob.solve() if path == "ws" else strategies.solve_program(prob, None, {}, None)
+res = prob.solve() if path != "global" else strategies.solve_program(prob, None, {}, None)
 dt = time.perf_counter() - t
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base
 print(json.dumps({"time": dt, "value": res.value, "gap": res.gap, "status": res.status.value,
@@ -83,26 +88,31 @@ def main() -> None:
     ap.add_argument("--global-max-k", type=int, default=600,
                     help="largest k run through the global program (default 600)")
     ap.add_argument("--no-global", action="store_true")
+    ap.add_argument("--pairs-max-k", type=int, default=3000,
+                    help="largest k run through the LP of pairs (pure LDP; default 3000)")
     ap.add_argument("--timeout", type=float, default=900.0)
     ap.add_argument("--notion", choices=["ldp", "deletion"], default="ldp",
                     help="pure LDP (default) or pure deletion LDP, eps = 1")
     args = ap.parse_args()
-    print(f"{'loss':12s} {'k':>5s}  {'working set':40s} {'global program':40s} "
-          f"{'ratio':>7s} {'same value':>10s}")
+    print(f"{'loss':12s} {'k':>5s}  {'default':40s} {'LP of pairs':40s} {'ratio':>7s} "
+          f"{'global program':40s} {'ratio':>7s} {'same value':>10s}")
     for loss in args.losses:
         for k in args.k:
             print(f"  {loss} k = {k} ...", file=sys.stderr, flush=True)
-            ws = run(k, loss, "ws", args.timeout, args.notion)
-            tried = not args.no_global and k <= args.global_max_k
-            glob = run(k, loss, "global", args.timeout, args.notion) if tried else None
-            both = ws and glob and "error" not in ws and "error" not in glob
-            ratio = f"{glob['time'] / ws['time']:6.1f}x" if both else "-"
-            same = (f"{abs(ws['value'] - glob['value']) / abs(glob['value']):.1e}"
-                    if both else "-")
-            right = cell(glob, args.timeout) if tried else "-"
-            print(f"{loss:12s} {k:5d}  {cell(ws, args.timeout):40s} {right:40s} {ratio:>7s} "
-                  f"{same:>10s}", flush=True)
-
+            ours = run(k, loss, "default", args.timeout, args.notion)
+            cells, values = [], [ours["value"]] if ours and "error" not in ours else []
+            for path, tried in (("pairs", args.notion == "ldp" and k <= args.pairs_max_k),
+                                ("global", not args.no_global and k <= args.global_max_k)):
+                other = run(k, loss, path, args.timeout, args.notion) if tried else None
+                both = values and other and "error" not in other
+                ratio = f"{other['time'] / ours['time']:6.1f}x" if both else "-"
+                if both:
+                    values.append(other["value"])
+                cells += [cell(other, args.timeout) if tried else "-", ratio]
+            same = (f"{(max(values) - min(values)) / abs(values[0]):.1e}" if len(values) > 1
+                    else "-")
+            print(f"{loss:12s} {k:5d}  {cell(ours, args.timeout):40s} {cells[0]:40s} "
+                  f"{cells[1]:>7s} {cells[2]:40s} {cells[3]:>7s} {same:>10s}", flush=True)
 
 if __name__ == "__main__":
     main()

@@ -74,24 +74,25 @@ MAX_ROUNDS = 100_000
 """A safety stop (each round adds a cut or an output, so the loop ends by itself)."""
 
 
-def greedy_fill(c: np.ndarray, t: np.ndarray, total: float, cap: float
+def greedy_fill(c: np.ndarray, caps: np.ndarray, total: float
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each row's fractional knapsack: the cheapest outputs filled to ``cap t_y`` until
+    """Each row's fractional knapsack: the cheapest outputs filled to their caps until
     ``1 - total`` is placed.
 
     Parameters
     ----------
     c : ndarray, shape (k, n)
         Costs on the working set's outputs.
-    t : ndarray, shape (n,)
-        Column floors (``>= 0``); ``cap * t.sum() >= 1 - total`` for the fill to complete.
-    total, cap : float
-        ``T`` and ``a``.
+    caps : ndarray, shape (n,)
+        Caps ``w_y >= 0`` of the offsets (``a t_y`` for pure LDP); ``caps.sum() >=
+        1 - total`` for the fill to complete.
+    total : float
+        ``T``.
 
     Returns
     -------
     value, marginal, U : ndarray
-        ``phi_x(t)`` (shape (k,)), the marginal cost ``lambda*_x`` (the cut's breakpoint)
+        ``phi_x`` (shape (k,)), the marginal cost ``lambda*_x`` (the cut's breakpoint)
         and the offsets ``U`` (shape (k, n); ``t + U`` is the mechanism on these outputs).
     """
     k, n = c.shape
@@ -104,11 +105,11 @@ def greedy_fill(c: np.ndarray, t: np.ndarray, total: float, cap: float
         rows = np.arange(block.shape[0])
         order = np.argsort(block, axis=1, kind="stable")
         cost = np.take_along_axis(block, order, axis=1)
-        caps = cap * t[order]
-        filled = np.cumsum(caps, axis=1)
+        cap = caps[order]
+        filled = np.cumsum(cap, axis=1)
         j = np.minimum((filled < need).sum(axis=1), n - 1)  # the marginal output's rank
         before = np.where(j > 0, filled[rows, np.maximum(j - 1, 0)], 0.0)
-        full = np.where(cols[None, :] < j[:, None], caps, 0.0)
+        full = np.where(cols[None, :] < j[:, None], cap, 0.0)
         full[rows, j] = need - before
         marginal[s:s + step] = cost[rows, j]
         value[s:s + step] = (cost * full).sum(axis=1)
@@ -117,9 +118,16 @@ def greedy_fill(c: np.ndarray, t: np.ndarray, total: float, cap: float
 
 
 class _Master:
-    """The master LP in one ``highspy.Highs``, grown in place: columns ``T``, ``theta_x``
-    (x < k), then ``t_y`` as outputs enter; row 0 is ``T - sum_Y t_y = 0``, then one row
-    per cut."""
+    """The master LP in one ``highspy.Highs``, grown in place.
+
+    Columns: ``T``, ``theta_x`` (x < k), then per entering output ``t_y`` and, with column
+    maxima, ``w_y`` (the offsets' cap) and ``u_y`` (the column maximum). Rows: 0 is
+    ``T - sum_Y t_y = 0``; with maxima 1 is ``T + sum_Y w_y >= 1`` (the rows can be filled)
+    and 2 is ``sum_Y u_y <= max_total``, and each output adds ``w_y - a t_y <= 0`` and
+    ``t_y + w_y - u_y <= 0``; then the cuts. A cut's entries sit on the cap column
+    (``t_y`` with coefficient ``a (lambda - c)_+`` without maxima, ``w_y`` with
+    ``(lambda - c)_+`` with them).
+    """
 
     def __init__(self, c: np.ndarray, envelope: Envelope, options: dict) -> None:
         import highspy
@@ -128,6 +136,8 @@ class _Master:
         self.k, self.m = c.shape
         self.a = envelope.cap
         self.t_lower = envelope.t_lower
+        self.maxima = envelope.max_total is not None
+        self.weight = 1.0 if self.maxima else self.a  # a cut's factor on its cap column
         self.h, self.stop = new_highs({**LP_OPTIONS, **options})
         self.inf = inf = highspy.kHighsInf
         k, i32 = self.k, np.int32
@@ -138,59 +148,107 @@ class _Master:
                        np.zeros(k, i32), empty_i, empty_v)
         self.h.addRows(1, np.zeros(1), np.zeros(1), 1, np.zeros(1, i32), np.zeros(1, i32),
                        np.ones(1))
-        self.outputs = np.zeros(0, dtype=np.int64)     # Y, in column order after theta
+        if self.maxima:
+            self.h.addRows(1, np.ones(1), np.full(1, inf), 1, np.zeros(1, i32),
+                           np.zeros(1, i32), np.ones(1))
+            self.h.addRows(1, np.full(1, -inf), np.full(1, envelope.max_total), 0,
+                           np.zeros(1, i32), empty_i, empty_v)
+        self.n_rows = 3 if self.maxima else 1
+        self.n_cols = 1 + k
+        self.outputs = np.zeros(0, dtype=np.int64)      # Y, in the order they entered
+        self.t_col = np.zeros(0, dtype=np.int64)        # per output of Y
+        self.cap_col = np.zeros(0, dtype=np.int64)      # t_y or w_y
+        self.max_col = np.zeros(0, dtype=np.int64)      # u_y (maxima)
         self.cut_x = np.zeros(0, dtype=np.int64)
         self.cut_lam = np.zeros(0)
+        self.cut_row = np.zeros(0, dtype=np.int64)
         self.seen: set[tuple[int, float]] = set()
         self.nonzeros = 1
 
+    def _columns(self, cost: np.ndarray, lower: np.ndarray, starts: np.ndarray,
+                 index: np.ndarray, value: np.ndarray) -> np.ndarray:
+        """Append columns (CSC) and return their indices."""
+        n = cost.size
+        self.h.addCols(n, cost, lower, np.full(n, self.inf), index.size,
+                       starts.astype(np.int32), index.astype(np.int32), value)
+        self.nonzeros += index.size
+        self.n_cols += n
+        return self.n_cols - n + np.arange(n)
+
+    def _rows(self, lower: np.ndarray, upper: np.ndarray, starts: np.ndarray,
+              index: np.ndarray, value: np.ndarray) -> np.ndarray:
+        """Append rows (CSR) and return their indices."""
+        n = lower.size
+        self.h.addRows(n, lower, upper, index.size, starts.astype(np.int32),
+                       index.astype(np.int32), value)
+        self.nonzeros += index.size
+        self.n_rows += n
+        return self.n_rows - n + np.arange(n)
+
+    def _cap_entries(self, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The cap column of each output in ``ys`` in every cut, CSC: ``weight (lambda -
+        c[x, y])_+`` (only the positive ones) after ``lead`` leading entries per column."""
+        below = self.cut_lam[:, None] - self.c[np.ix_(self.cut_x, ys)]
+        coef = self.weight * np.maximum(below, 0.0).T  # outputs x cuts
+        out, cut = np.nonzero(coef)
+        return out, self.cut_row[cut], coef[out, cut]
+
     def add_outputs(self, ys: np.ndarray) -> None:
-        """Enter ``t_y`` (cost ``C_y``, -1 in row 0, ``a (lambda - c[x, y])_+`` in each cut)."""
-        i32 = np.int32
+        """Enter outputs: ``t_y`` (cost ``C_y``, -1 in row 0) and, with maxima, ``w_y``
+        (1 in row 1) and ``u_y`` (1 in row 2) with their two rows; the cap column's
+        entries in every cut."""
         step = max(1, CHUNK_ENTRIES // max(self.cut_x.size, 1))
         for s in range(0, ys.size, step):
-            block = ys[s:s + step]
-            below = self.cut_lam[:, None] - self.c[np.ix_(self.cut_x, block)]
-            coef = self.a * np.maximum(below, 0.0)
-            rows, cols = np.nonzero(coef.T)  # column-major: per entering output
-            counts = np.bincount(rows, minlength=block.size) + 1
-            starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(i32)
-            index = np.empty(int(counts.sum()), dtype=i32)
-            value = np.empty(index.size)
-            first = starts.astype(np.int64)
-            index[first], value[first] = 0, -1.0
-            slot = np.ones(index.size, bool)
-            slot[first] = False
-            index[slot] = cols + 1
-            value[slot] = coef.T[rows, cols]
-            n = block.size
-            self.h.addCols(n, self.c[:, block].sum(axis=0), np.zeros(n), np.full(n, self.inf),
-                           index.size, starts, index, value)
-            self.nonzeros += index.size
+            self._add_outputs(ys[s:s + step])
+
+    def _add_outputs(self, ys: np.ndarray) -> None:
+        n = ys.size
+        zeros, ones, ar = np.zeros(n), np.ones(n), np.arange(n)
+        out, rows, coef = self._cap_entries(ys)
+        lead = 1  # row 0 (t_y) or row 1 (w_y) first in each column
+        counts = np.bincount(out, minlength=n) + lead
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        index, value = np.empty(int(counts.sum()), np.int64), np.empty(int(counts.sum()))
+        rest = np.ones(index.size, bool)
+        rest[starts] = False
+        index[rest], value[rest] = rows, coef
+        if not self.maxima:
+            index[starts], value[starts] = 0, -1.0
+            t = self._columns(self.c[:, ys].sum(axis=0), zeros, starts, index, value)
+            cap, top = t, np.full(n, -1)
+        else:
+            t = self._columns(self.c[:, ys].sum(axis=0), zeros, ar, np.zeros(n), -ones)
+            index[starts], value[starts] = 1, 1.0
+            cap = self._columns(zeros, zeros, starts, index, value)
+            top = self._columns(zeros, zeros, ar, np.full(n, 2), ones)
+            # w_y - a t_y <= 0 and t_y + w_y - u_y <= 0
+            self._rows(np.full(n, -self.inf), zeros, 2 * ar,
+                       np.stack([cap, t], axis=1).ravel(),
+                       np.tile([1.0, -self.a], n))
+            self._rows(np.full(n, -self.inf), zeros, 3 * ar,
+                       np.stack([t, cap, top], axis=1).ravel(), np.tile([1.0, 1.0, -1.0], n))
         self.outputs = np.concatenate([self.outputs, ys])
+        self.t_col = np.concatenate([self.t_col, t])
+        self.cap_col = np.concatenate([self.cap_col, cap])
+        self.max_col = np.concatenate([self.max_col, top])
 
     def add_cuts(self, xs: np.ndarray, lams: np.ndarray) -> None:
-        """Cuts ``theta_x + lambda T + a sum_Y (lambda - c[x, y])_+ t_y >= lambda``."""
-        i32 = np.int32
-        first_t = 1 + self.k
+        """Cuts ``theta_x + lambda T + weight sum_Y (lambda - c[x, y])_+ cap_y >= lambda``."""
         step = max(1, CHUNK_ENTRIES // max(self.outputs.size, 1))
         for s in range(0, xs.size, step):
             x, lam = xs[s:s + step], lams[s:s + step]
-            coef = self.a * np.maximum(lam[:, None] - self.c[np.ix_(x, self.outputs)], 0.0)
+            coef = self.weight * np.maximum(lam[:, None] - self.c[np.ix_(x, self.outputs)], 0.0)
             rows, cols = np.nonzero(coef)
             counts = np.bincount(rows, minlength=x.size) + 2
-            starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-            index = np.empty(int(counts.sum()), dtype=i32)
-            value = np.empty(index.size)
+            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+            index, value = np.empty(int(counts.sum()), np.int64), np.empty(int(counts.sum()))
             index[starts], value[starts] = 1 + x, 1.0           # theta_x
             index[starts + 1], value[starts + 1] = 0, lam        # T
-            slot = np.ones(index.size, bool)
-            slot[starts] = slot[starts + 1] = False
-            index[slot] = first_t + cols
-            value[slot] = coef[rows, cols]
-            self.h.addRows(x.size, lam, np.full(x.size, self.inf), index.size,
-                           starts.astype(i32), index, value)
-            self.nonzeros += index.size
+            rest = np.ones(index.size, bool)
+            rest[starts] = rest[starts + 1] = False
+            index[rest], value[rest] = self.cap_col[cols], coef[rows, cols]
+            new = self._rows(lam, np.full(x.size, self.inf), starts, index, value)
+            self.cut_row = np.concatenate([self.cut_row, new])
         self.cut_x = np.concatenate([self.cut_x, xs])
         self.cut_lam = np.concatenate([self.cut_lam, lams])
         self.seen.update(zip(xs.tolist(), lams.tolist(), strict=True))
@@ -201,42 +259,57 @@ class _Master:
         keep = np.array([pair not in self.seen for pair in pairs], bool)
         return xs[keep], lams[keep]
 
-    def point(self) -> tuple[np.ndarray, np.ndarray]:
-        """``theta`` and ``t_Y`` of the last solve, ``t`` scaled into the floor's range
-        (``t_lower <= sum t <= 1``, which the master meets up to its feasibility tolerance:
-        the greedy fill then places every row's ``1 - sum t`` within the caps)."""
+    def point(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``theta``, ``t_Y`` and the caps of the last solve, ``t`` scaled into
+        ``[t_lower, 1]`` (which the master meets up to its feasibility tolerance) and the caps
+        at most ``a t`` (the caps' total may then miss ``1 - T`` by the tolerance: the last
+        entry filled absorbs it, and the certification measures the matrix)."""
         col = np.asarray(self.h.getSolution().col_value, dtype=float)
-        t = np.maximum(col[1 + self.k:1 + self.k + self.outputs.size], 0.0)
+        t = np.maximum(col[self.t_col], 0.0)
         total = float(t.sum())
         if total > 1.0 or total < self.t_lower:
             t *= min(max(total, self.t_lower), 1.0) / total
-        return col[1:1 + self.k], t
+        caps = (self.a * t if not self.maxima
+                else np.clip(col[self.cap_col], 0.0, self.a * t))
+        return col[1:1 + self.k], t, caps
 
-    def duals(self) -> tuple[float, np.ndarray, np.ndarray]:
-        """The T row's dual ``nu``, the cuts with a positive dual (indices) and their
-        duals ``pi``; the row multipliers are ``lambda_x = sum_(cuts of x) pi lambda``."""
+    def duals(self) -> dict[str, Any]:
+        """The duals of the last solve: ``nu`` (row 0), ``rho >= 0`` (row 1, the fill),
+        ``mu >= 0`` (minus row 2's, the maxima's total), the cuts with a positive dual
+        (``active``) and their duals ``pi``."""
         row = np.asarray(self.h.getSolution().row_dual, dtype=float)
-        active = np.flatnonzero(row[1:] > 0)
-        return float(row[0]), active, row[1:][active]
+        pi = row[self.cut_row]
+        active = np.flatnonzero(pi > 0)
+        return {"nu": float(row[0]), "rho": max(0.0, float(row[1])) if self.maxima else 0.0,
+                "mu": max(0.0, -float(row[2])) if self.maxima else 0.0,
+                "active": active, "pi": pi[active]}
 
-    def multipliers(self) -> np.ndarray:
-        """``lambda_x = sum_(cuts of x) pi lambda`` (the cuts of a row weigh 1 in all: the
-        duals of ``theta_x``'s column)."""
-        _, active, pi = self.duals()
-        return np.bincount(self.cut_x[active], weights=pi * self.cut_lam[active],
-                           minlength=self.k)
+    def multipliers(self) -> tuple[np.ndarray, float]:
+        """Row multipliers ``lambda_x = sum_(cuts of x) pi lambda`` (a row's cuts weigh 1 in
+        all: the dual of ``theta_x``'s column), with the fill row's ``rho`` added to one
+        row (the fill row is implied by any row sum), and ``mu``."""
+        d = self.duals()
+        lam = np.bincount(self.cut_x[d["active"]], weights=d["pi"] * self.cut_lam[d["active"]],
+                          minlength=self.k)
+        lam[int(np.argmax(lam))] += d["rho"]
+        return lam, d["mu"]
 
     def prices(self) -> np.ndarray:
-        """Reduced costs of every output's ``t_y`` (``inf`` on ``Y``):
-        ``C_y + nu - a sum_cuts pi (lambda - c[x, y])_+``."""
-        nu, active, p = self.duals()
-        x, lam = self.cut_x[active], self.cut_lam[active]
-        weight = np.zeros(self.m)
+        """Reduced costs of every output's best ray (``inf`` on ``Y``): per unit of
+        ``t_y``, ``C_y + nu + (1 + a) mu - a (S_y + rho)`` with ``S_y = sum_cuts pi
+        (lambda - c[x, y])_+`` (``w_y = a t_y``, ``u_y = (1 + a) t_y``), or with maxima
+        ``C_y + nu + mu`` if less (``w_y = 0``, ``u_y = t_y``)."""
+        d = self.duals()
+        x, lam, p = self.cut_x[d["active"]], self.cut_lam[d["active"]], d["pi"]
+        S = np.zeros(self.m)
         step = max(1, CHUNK_ENTRIES // self.m)
-        for s in range(0, active.size, step):
+        for s in range(0, x.size, step):
             sl = slice(s, s + step)
-            weight += p[sl] @ np.maximum(lam[sl, None] - self.c[x[sl]], 0.0)
-        reduced = self.c.sum(axis=0) + nu - self.a * weight
+            S += p[sl] @ np.maximum(lam[sl, None] - self.c[x[sl]], 0.0)
+        C = self.c.sum(axis=0)
+        reduced = C + d["nu"] + (1 + self.a) * d["mu"] - self.a * (S + d["rho"])
+        if self.maxima:
+            reduced = np.minimum(reduced, C + d["nu"] + d["mu"])
         reduced[self.outputs] = np.inf
         return reduced
 
@@ -244,15 +317,15 @@ class _Master:
 def solve_cut_generation(c: Any, envelope: Envelope, deadline: Deadline | None = None,
                          options: dict | None = None, max_nonzeros: int | None = None
                          ) -> WorkingSetSolution:
-    """Minimise ``sum c Q`` over the mechanisms of ``envelope`` (no column maxima: pure LDP,
-    or pure deletion LDP where ``e^eps >= min(k, m)``) by cutting planes in ``t``.
+    """Minimise ``sum c Q`` over the mechanisms of ``envelope`` (pure LDP, pure deletion
+    LDP) by cutting planes in the column floors (and, with maxima, the caps).
 
     Parameters
     ----------
     c : array_like, shape (k, m)
         Costs ``prior[x] * loss[x, y]``, finite.
     envelope : Envelope
-        ``Envelope.ldp(eps)`` (or a deletion envelope without ``max_total``).
+        ``Envelope.ldp(eps)`` or ``Envelope.deletion(eps, k, m)``.
     deadline : Deadline, optional
         A shared time budget; each master solve gets what remains.
     options : dict, optional
@@ -268,8 +341,6 @@ def solve_cut_generation(c: Any, envelope: Envelope, deadline: Deadline | None =
         master's multipliers; ``status`` ``"optimal"`` when no cut and no output is
         missing, else why the loop stopped.
     """
-    if envelope.max_total is not None:
-        raise ValueError("cut generation needs an envelope without column maxima")
     c = np.ascontiguousarray(c, dtype=float)
     k, m = c.shape
     # costs of about 1 per row (HiGHS's tolerances are absolute; the cut tolerance is too)
@@ -285,8 +356,8 @@ def solve_cut_generation(c: Any, envelope: Envelope, deadline: Deadline | None =
     cheapest = c.min(axis=1)
     lower = np.flatnonzero(cheapest < c[:, first])
     master.add_cuts(np.concatenate([rows, lower]), np.concatenate([c[:, first], cheapest[lower]]))
-    best: tuple[float, np.ndarray, np.ndarray, float] | None = None  # value, Y, t_Y, T
-    multipliers, status, rounds = None, "rounds", 0
+    best: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None = None  # value, Y, t, caps
+    multipliers, mu, status, rounds = None, 0.0, "rounds", 0
     while rounds < MAX_ROUNDS:
         rounds += 1
         if rounds > 1 and deadline.expired:
@@ -299,17 +370,18 @@ def solve_cut_generation(c: Any, envelope: Envelope, deadline: Deadline | None =
         if model != "kOptimal":
             status = "time limit" if model == "kTimeLimit" else model
             break
-        theta, t = master.point()
-        multipliers = master.multipliers()
-        Y, total = master.outputs, float(t.sum())
-        value, marginal, _ = greedy_fill(c[:, Y], t, total, envelope.cap)
+        theta, t, caps = master.point()
+        multipliers, mu = master.multipliers()
+        Y = master.outputs
+        value, marginal, _ = greedy_fill(c[:, Y], caps, float(t.sum()))
         primal = float(c[:, Y].sum(axis=0) @ t + value.sum())
         if best is None or primal < best[0]:
-            best = (primal, Y.copy(), t.copy(), total)
+            best = (primal, Y.copy(), t, caps)
         short = np.flatnonzero(theta < value - CUT_TOL * np.maximum(1.0, np.abs(value)))
         xs, lams = master.new_cuts(short, marginal[short])
         if xs.size:
-            if max_nonzeros is not None and master.nonzeros + xs.size * (Y.size + 2) > max_nonzeros:
+            if (max_nonzeros is not None
+                    and master.nonzeros + xs.size * (Y.size + 2) > max_nonzeros):
                 status = "memory limit"
                 break
             master.add_cuts(xs, lams)
@@ -323,18 +395,18 @@ def solve_cut_generation(c: Any, envelope: Envelope, deadline: Deadline | None =
         size = max(OUTPUTS_PER_ROUND, Y.size // 2)
         entering = entering[np.argsort(reduced[entering])[:size]]
         if (max_nonzeros is not None
-                and master.nonzeros + entering.size * (master.cut_x.size + 1) > max_nonzeros):
+                and master.nonzeros + entering.size * (master.cut_x.size + 7) > max_nonzeros):
             status = "memory limit"
             break
         master.add_outputs(entering)
     if best is None:  # the first master did not finish
         return WorkingSetSolution(None, math.nan, -math.inf, rounds, (), status)
-    _, Y, t, total = best
-    _, _, U = greedy_fill(c[:, Y], t, total, envelope.cap)
+    _, Y, t, caps = best
+    _, _, U = greedy_fill(c[:, Y], caps, float(t.sum()))
     Q = np.zeros((k, m))
     Q[:, Y] = t[None, :] + U
     assert multipliers is not None  # set with best: any multipliers give a bound
     return WorkingSetSolution(Q, sigma * float((c * Q).sum()),
-                              sigma * dual_lower_bound(c, multipliers, envelope), rounds,
+                              sigma * dual_lower_bound(c, multipliers, envelope, mu), rounds,
                               tuple(int(y) for y in np.flatnonzero(Q.sum(axis=0) > 0)),
                               status, int(master.cut_x.size))

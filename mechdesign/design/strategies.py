@@ -5,8 +5,10 @@ r"""The solve methods of a design problem, one function each.
 * :func:`solve_walley`: WLDP read by Walley, reduced to the pure-LDP problem over the
   outputs and embedded on the singleton messages;
 * :func:`solve_working_set`: pure (or pure deletion) LDP with an expected loss at large k,
-  on a working set of outputs (:mod:`~mechdesign.design.working_set`), certified by the
-  dual function;
+  by cutting planes in the column floors over a working set of outputs
+  (:mod:`~mechdesign.design.cut_generation`; the LP of pairs of
+  :mod:`~mechdesign.design.working_set` as a second method), certified by the dual
+  function;
 * :func:`solve_information`: information objectives (maximised convex functions): the
   symmetric closed form (uniform prior, trace or log-det: subset selection at its best d),
   the staircase programs (pure LDP and mass SLDP, ``k <= MAX_STAIRCASE_K``) or the local
@@ -61,9 +63,13 @@ def solve_program(spec: DesignProblem, solver: str | None, options: dict,
 
 def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | None
                       ) -> DesignResult:
-    """Pure LDP or pure deletion LDP with an expected loss: the LP on a working set of
-    outputs, grown by pricing (:func:`~mechdesign.design.working_set.solve_working_set`), in
-    the loss's unit range; the gap is certified by the dual function over ALL outputs."""
+    """Pure LDP or pure deletion LDP with an expected loss at large k, in the loss's unit
+    range: cutting planes in the column floors over a working set of outputs
+    (:func:`~mechdesign.design.cut_generation.solve_cut_generation`); when HiGHS fails on
+    its master (not a time or memory stop), the LP of pairs
+    (:func:`~mechdesign.design.working_set.solve_working_set`) as a second method, and the
+    better certified of the two. The gap is certified by the dual function over ALL
+    outputs."""
     t0 = time.perf_counter()
     objective = spec.objective
     unit, scale, offset = unit_range(objective.loss)
@@ -73,31 +79,36 @@ def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | No
     deletion = isinstance(spec.privacy, DeletionLDP)
     envelope = (working_set.Envelope.deletion(eps, spec.k, spec.n) if deletion
                 else working_set.Envelope.ldp(eps))
-    cuts = envelope.max_total is None  # no column maxima: cutting planes in t
-    solve = cut_generation.solve_cut_generation if cuts else working_set.solve_working_set
-    sol = solve(cost, envelope, deadline, options.get("highs_options"),
-                spec.working_set_max_pairs())
+    highs, budget = options.get("highs_options"), spec.working_set_max_pairs()
+    sol = cut_generation.solve_cut_generation(cost, envelope, deadline, highs, budget)
+    pairs, notes = False, []
+    if sol.status not in ("optimal", "time limit", "memory limit") and not deadline.expired:
+        notes.append(f"the cutting planes ended with HiGHS status {sol.status}; the LP of "
+                     "pairs was solved as a second method")
+        other = working_set.solve_working_set(cost, envelope, deadline, highs, budget)
+        if other.Q is not None and (sol.Q is None
+                                    or other.value - other.bound < sol.value - sol.bound):
+            sol, pairs = other, True
     solve_time = time.perf_counter() - t0
     notion = "pure deletion LDP" if deletion else "pure LDP"
-    form = (f"{notion}, offset form: cutting planes in the column floors (docs/formulations.md)"
-            if cuts else f"{notion}, offset form on a working set of outputs "
-            "(docs/formulations.md)")
+    form = (f"{notion}, offset form, the LP of pairs on a working set of outputs "
+            "(docs/formulations.md)" if pairs else
+            f"{notion}, offset form, cutting planes in the column floors (docs/formulations.md)")
     if sol.Q is None:
         error = (deadline.stopped("the working-set program") if sol.status == "time limit"
                  else f"HiGHS ended the working-set program with {sol.status}")
         return unsolved_result(spec, Status.SOLVER_ERROR, "HIGHS", form, 0.0, solve_time,
-                               [error], error=error)
+                               [*notes, error], error=error)
     status = Status.OPTIMAL if sol.status == "optimal" else Status.INACCURATE
-    notes = [f"working set: {len(sol.outputs)} of {spec.n} outputs used after {sol.rounds} "
-             + (f"rounds ({sol.cuts:,} cuts; HiGHS dual simplex on the master, pricing over "
-                "all outputs)" if cuts else "rounds (HiGHS primal simplex on the working set, "
-                "pricing over all outputs)")]
+    notes.insert(0, f"working set: {len(sol.outputs)} of {spec.n} outputs used after "
+                 f"{sol.rounds} rounds " + (
+                     "(HiGHS primal simplex on the LP of pairs, pricing over all outputs)"
+                     if pairs else f"of cutting planes ({sol.cuts:,} cuts; HiGHS dual "
+                     "simplex on the master, pricing over all outputs)"))
     if sol.status == "memory limit":
-        what = "master would have passed" if cuts else "LP would have passed"
-        unit = "entries" if cuts else "pairs"
-        notes.append(f"the working-set loop stopped early (memory limit: its {what} "
-                     f"{spec.working_set_max_pairs():,} {unit}, what MEMORY_BUDGET "
-                     "leaves): the best point so far, with its certified gap")
+        notes.append(f"the working-set loop stopped early (memory limit: its LP would have "
+                     f"passed {budget:,} {'pairs' if pairs else 'entries'}, what "
+                     "MEMORY_BUDGET leaves): the best point so far, with its certified gap")
     elif sol.status != "optimal":
         notes.append(f"the working-set loop stopped early ({sol.status}): the best point so "
                      "far, with its certified gap")
