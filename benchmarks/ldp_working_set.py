@@ -4,9 +4,9 @@ program, side by side.
 Each run is a fresh ``python -c`` subprocess (so its peak memory is its own): build the
 loss, solve, report wall time, value, certified gap and peak RSS above the imported
 baseline. ``default`` is ``DesignProblem(LDP(1), ExpectedLoss(L)).solve()`` (from k = 100:
-cutting planes in the column floors for pure LDP, the working-set LP of pairs for deletion
-LDP); ``pairs`` forces the working-set LP of pairs (HiGHS primal simplex; the pure-LDP path
-before cutting planes); ``global program`` forces the offset-form LP of every entry through
+cutting planes in the column floors); ``pairs`` forces the working-set LP of pairs (HiGHS
+primal simplex; the path before the cutting planes, now their second method);
+``global program`` forces the offset-form LP of every entry through
 ``strategies.solve_program`` (the path of every size before either), with the library's
 default solver for that size (Clarabel above 2,000 variables). Losses: uniform
 random (seed 0), absolute ``|x - y| / (k - 1)``, hierarchical (codes 0..k-1 as leaves of
@@ -46,7 +46,7 @@ else:
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 privacy = md.DeletionLDP(1.0) if notion == "deletion" else md.LDP(1.0)
 prob = md.DesignProblem(privacy, md.ExpectedLoss(L))
-if path == "pairs":  # the LP of pairs for pure LDP too
+if path == "pairs":  # the LP of pairs in place of the cutting planes
     cut_generation.solve_cut_generation = working_set.solve_working_set
 t = time.perf_counter()
 res = prob.solve() if path != "global" else strategies.solve_program(prob, None, {}, None)
@@ -89,7 +89,7 @@ def main() -> None:
                     help="largest k run through the global program (default 600)")
     ap.add_argument("--no-global", action="store_true")
     ap.add_argument("--pairs-max-k", type=int, default=3000,
-                    help="largest k run through the LP of pairs (pure LDP; default 3000)")
+                    help="largest k run through the LP of pairs (default 3000)")
     ap.add_argument("--timeout", type=float, default=900.0)
     ap.add_argument("--notion", choices=["ldp", "deletion"], default="ldp",
                     help="pure LDP (default) or pure deletion LDP, eps = 1")
@@ -101,7 +101,7 @@ def main() -> None:
             print(f"  {loss} k = {k} ...", file=sys.stderr, flush=True)
             ours = run(k, loss, "default", args.timeout, args.notion)
             cells, values = [], [ours["value"]] if ours and "error" not in ours else []
-            for path, tried in (("pairs", args.notion == "ldp" and k <= args.pairs_max_k),
+            for path, tried in (("pairs", k <= args.pairs_max_k),
                                 ("global", not args.no_global and k <= args.global_max_k)):
                 other = run(k, loss, path, args.timeout, args.notion) if tried else None
                 both = values and other and "error" not in other

@@ -68,7 +68,9 @@ WORKING_SET_BYTES_PER_PAIR = 2_000
 """Peak memory per (input, output) pair of the working-set LP (a column, a cap row and
 their copies in HiGHS): 1.8 KiB measured at k = 1000 with every pair entered (Hamming
 loss, ``benchmarks/ldp_working_set.py``, before ties were kept out). The loop stops (with
-the last round's optimum and its gap) before the LP's pairs pass what the budget leaves."""
+the last round's optimum and its gap) before the LP's pairs pass what the budget leaves;
+the cutting planes' master (the default path) is held to the same count of constraint
+entries, each far cheaper than a pair."""
 
 WORKING_SET_BYTES_PER_ENTRY = 250
 """Peak memory per entry of ``k x m`` outside the LP (the costs, the pair index, the pricing
@@ -472,9 +474,10 @@ class DesignProblem:
                 and solver in (None, "HIGHS", "highs") and set(options) <= {"highs_options"})
 
     def working_set_max_pairs(self) -> int:
-        """The pairs the working-set LP may hold: what ``MEMORY_BUDGET`` leaves after the
-        dense ``k x m`` arrays, at ``WORKING_SET_BYTES_PER_PAIR`` each (twice that for
-        deletion LDP, whose pairs carry a second row)."""
+        """The pairs the working-set LP of pairs may hold, and the constraint entries of the
+        cutting planes' master: what ``MEMORY_BUDGET`` leaves after the dense ``k x m``
+        arrays, at ``WORKING_SET_BYTES_PER_PAIR`` each (twice that for deletion LDP, whose
+        pairs carry a second row)."""
         dense = self.k * self.n * WORKING_SET_BYTES_PER_ENTRY
         per_pair = WORKING_SET_BYTES_PER_PAIR * (2 if isinstance(self.privacy, DeletionLDP)
                                                  else 1)
@@ -565,7 +568,7 @@ class DesignProblem:
             log.debug("strategy: Walley semantics (local method)")
             return strategies.solve_walley(self, solver, options, time_limit)
         if self.working_set_applies(solver, options):
-            log.debug("strategy: working set (pure LDP, %d x %d)", self.k, self.n)
+            log.debug("strategy: cutting planes on a working set (%d x %d)", self.k, self.n)
             return strategies.solve_working_set(self, options, time_limit)
         if isinstance(self.objective, InformationObjective):
             log.debug("strategy: information objective %s", type(self.objective).__name__)

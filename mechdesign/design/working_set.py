@@ -1,5 +1,9 @@
-r"""Pure LDP and pure deletion LDP with a linear objective at large k: a working set of
-outputs.
+r"""Pure LDP and pure deletion LDP with a linear objective at large k: the offset form, its
+dual bound, and the LP of pairs on a working set of outputs.
+
+The design path is :mod:`~mechdesign.design.cut_generation` (cutting planes in the column
+floors, which uses :class:`Envelope`, :func:`dual_lower_bound` and the HiGHS helpers here);
+the LP of pairs below is its second method when HiGHS fails on the master.
 
 The problem is ``min sum_{x,y} c[x, y] Q[x, y]`` over row-stochastic ``Q`` with
 ``Q[x, y] <= e^eps Q[x', y]`` (``c = prior x loss``). In the offset form

@@ -176,3 +176,26 @@ def test_a_failed_master_hands_over_to_the_lp_of_pairs(monkeypatch):
     assert "LP of pairs" in res.formulation
     assert any("kSolveError" in n and "second method" in n for n in res.notes)
     assert res.value == pytest.approx(ours.value, rel=1e-9)
+
+
+def test_a_failed_master_solve_is_retried_with_the_other_simplex(monkeypatch):
+    # HiGHS's dual simplex can stop with a solve error after outputs with caps near
+    # e^{2 eps} enter (fuzzing: deletion LDP at eps = 5.6, tied costs); the round is solved
+    # again with the primal simplex and the loop goes on to the same optimum
+    from mechdesign.design import cut_generation
+    from mechdesign.design.working_set import run_highs
+
+    c = _costs(80, 80, "random", seed=2)
+    plain = solve_cut_generation(c, Envelope.ldp(1.0))
+    strategies = []
+
+    def dual_fails(h, stop):
+        strategy = h.getOptionValue("simplex_strategy")
+        strategies.append(strategy[1] if isinstance(strategy, tuple) else strategy)
+        return "kSolveError" if strategies[-1] == 1 else run_highs(h, stop)
+
+    monkeypatch.setattr(cut_generation, "run_highs", dual_fails)
+    res = solve_cut_generation(c, Envelope.ldp(1.0))
+    assert res.status == "optimal" and strategies[:2] == [1, 4]
+    assert res.value == pytest.approx(plain.value, rel=1e-12)
+    assert res.value - res.bound <= 1e-9 * res.value
