@@ -87,46 +87,67 @@ MAX_ROUNDS = 100_000
 """A safety stop (each round adds a cut or an output, so the loop ends by itself)."""
 
 
+class SortedRows:
+    """The rows of ``c`` (k x n, on the working set's outputs) sorted once, for the greedy
+    fills of the rounds that share these outputs (the cut rounds change only ``t``)."""
+
+    def __init__(self, c: np.ndarray) -> None:
+        self.k, self.n = c.shape
+        self.order = np.argsort(c, axis=1).astype(np.int32)  # ties in any order: all optimal
+        self.cost = np.take_along_axis(c, self.order, axis=1)
+
+    def fill(self, caps: np.ndarray, total: float, offsets: bool = False
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Each row's fractional knapsack: the cheapest outputs filled to their caps until
+        ``1 - total`` is placed.
+
+        Parameters
+        ----------
+        caps : ndarray, shape (n,)
+            Caps ``w_y >= 0`` of the offsets (``a t_y`` for pure LDP); ``caps.sum() >=
+            1 - total`` for the fill to complete (else the last output takes the rest).
+        total : float
+            ``T``.
+        offsets : bool
+            Also return the offsets ``U`` (k x n; ``t + U`` is the mechanism on these
+            outputs).
+
+        Returns
+        -------
+        value, marginal, U : ndarray
+            ``phi_x`` (shape (k,)), the marginal cost ``lambda*_x`` (the cut's breakpoint)
+            and ``U`` (None unless ``offsets``).
+        """
+        k, n = self.k, self.n
+        need = max(1.0 - total, 0.0)
+        value, marginal = np.empty(k), np.empty(k)
+        U = np.empty((k, n)) if offsets else None
+        step = max(1, CHUNK_ENTRIES // max(n, 1))
+        for s in range(0, k, step):
+            order, cost = self.order[s:s + step], self.cost[s:s + step]
+            rows = np.arange(order.shape[0])
+            cap = caps[order]
+            filled = np.cumsum(cap, axis=1)
+            j = np.minimum((filled < need).sum(axis=1), n - 1)  # the marginal output's rank
+            last = np.maximum(j - 1, 0)
+            before = np.where(j > 0, filled[rows, last], 0.0)
+            paid = np.cumsum(cost * cap, axis=1)
+            marginal[s:s + step] = cost[rows, j]
+            value[s:s + step] = (np.where(j > 0, paid[rows, last], 0.0)
+                                 + cost[rows, j] * (need - before))
+            if U is not None:
+                full = np.where(np.arange(n)[None, :] < j[:, None], cap, 0.0)
+                full[rows, j] = need - before
+                np.put_along_axis(U[s:s + step], order, full, axis=1)
+        return value, marginal, U
+
+
 def greedy_fill(c: np.ndarray, caps: np.ndarray, total: float
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each row's fractional knapsack: the cheapest outputs filled to their caps until
-    ``1 - total`` is placed.
-
-    Parameters
-    ----------
-    c : ndarray, shape (k, n)
-        Costs on the working set's outputs.
-    caps : ndarray, shape (n,)
-        Caps ``w_y >= 0`` of the offsets (``a t_y`` for pure LDP); ``caps.sum() >=
-        1 - total`` for the fill to complete.
-    total : float
-        ``T``.
-
-    Returns
-    -------
-    value, marginal, U : ndarray
-        ``phi_x`` (shape (k,)), the marginal cost ``lambda*_x`` (the cut's breakpoint)
-        and the offsets ``U`` (shape (k, n); ``t + U`` is the mechanism on these outputs).
-    """
-    k, n = c.shape
-    need = max(1.0 - total, 0.0)
-    value, marginal, U = np.empty(k), np.empty(k), np.empty((k, n))
-    step = max(1, CHUNK_ENTRIES // max(n, 1))
-    cols = np.arange(n)
-    for s in range(0, k, step):
-        block = c[s:s + step]
-        rows = np.arange(block.shape[0])
-        order = np.argsort(block, axis=1, kind="stable")
-        cost = np.take_along_axis(block, order, axis=1)
-        cap = caps[order]
-        filled = np.cumsum(cap, axis=1)
-        j = np.minimum((filled < need).sum(axis=1), n - 1)  # the marginal output's rank
-        before = np.where(j > 0, filled[rows, np.maximum(j - 1, 0)], 0.0)
-        full = np.where(cols[None, :] < j[:, None], cap, 0.0)
-        full[rows, j] = need - before
-        marginal[s:s + step] = cost[rows, j]
-        value[s:s + step] = (cost * full).sum(axis=1)
-        np.put_along_axis(U[s:s + step], order, full, axis=1)
+    """:meth:`SortedRows.fill` of ``c`` (k x n) with the offsets: ``phi_x``, the marginal
+    costs and ``U``."""
+    value, marginal, U = SortedRows(c).fill(caps, total, offsets=True)
+    assert U is not None
     return value, marginal, U
 
 
@@ -146,6 +167,7 @@ class _Master:
         import highspy
 
         self.c = c
+        self.C = c.sum(axis=0)
         self.k, self.m = c.shape
         self.a = envelope.cap
         self.t_lower = envelope.t_lower
@@ -229,10 +251,10 @@ class _Master:
         index[rest], value[rest] = rows, coef
         if not self.maxima:
             index[starts], value[starts] = 0, -1.0
-            t = self._columns(self.c[:, ys].sum(axis=0), zeros, starts, index, value)
+            t = self._columns(self.C[ys], zeros, starts, index, value)
             cap, top = t, np.full(n, -1)
         else:
-            t = self._columns(self.c[:, ys].sum(axis=0), zeros, ar, np.zeros(n), -ones)
+            t = self._columns(self.C[ys], zeros, ar, np.zeros(n), -ones)
             index[starts], value[starts] = 1, 1.0
             cap = self._columns(zeros, zeros, starts, index, value)
             top = self._columns(zeros, zeros, ar, np.full(n, 2), ones)
@@ -335,7 +357,7 @@ class _Master:
         for s in range(0, x.size, step):
             sl = slice(s, s + step)
             S += p[sl] @ np.maximum(lam[sl, None] - self.c[x[sl]], 0.0)
-        C = self.c.sum(axis=0)
+        C = self.C
         reduced = C + d["nu"] + (1 + self.a) * d["mu"] - self.a * (S + d["rho"])
         if self.maxima:
             reduced = np.minimum(reduced, C + d["nu"] + d["mu"])
@@ -379,12 +401,14 @@ def solve_cut_generation(c: Any, envelope: Envelope, deadline: Deadline | None =
     c = c / sigma
     deadline = deadline or Deadline(None)
     master = _Master(c, envelope, dict(options or {}))
-    first = int(np.argmin(c.sum(axis=0)))
+    column_sums = master.C
+    first = int(np.argmin(column_sums))
     master.add_outputs(np.array([first]))
-    rows = np.arange(k)
     cheapest = c.min(axis=1)
     lower = np.flatnonzero(cheapest < c[:, first])
-    master.add_cuts(np.concatenate([rows, lower]), np.concatenate([c[:, first], cheapest[lower]]))
+    master.add_cuts(np.concatenate([np.arange(k), lower]),
+                    np.concatenate([c[:, first], cheapest[lower]]))
+    rows: SortedRows | None = None  # c on the outputs of the working set, sorted by row
     best: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None = None  # value, Y, t, caps
     multipliers, mu, status, rounds = None, 0.0, "rounds", 0
     while rounds < MAX_ROUNDS:
@@ -402,8 +426,10 @@ def solve_cut_generation(c: Any, envelope: Envelope, deadline: Deadline | None =
         theta, t, caps = master.point()
         multipliers, mu = master.multipliers()
         Y = master.outputs
-        value, marginal, _ = greedy_fill(c[:, Y], caps, float(t.sum()))
-        primal = float(c[:, Y].sum(axis=0) @ t + value.sum())
+        if rows is None or rows.n != Y.size:  # outputs entered: sort again
+            rows = SortedRows(c[:, Y])
+        value, marginal, _ = rows.fill(caps, float(t.sum()))
+        primal = float(column_sums[Y] @ t + value.sum())
         if best is None or primal < best[0]:
             best = (primal, Y.copy(), t, caps)
         short = np.flatnonzero(theta < value - CUT_TOL * np.maximum(1.0, np.abs(value)))
@@ -431,7 +457,7 @@ def solve_cut_generation(c: Any, envelope: Envelope, deadline: Deadline | None =
     if best is None:  # the first master did not finish
         return WorkingSetSolution(None, math.nan, -math.inf, rounds, (), status)
     _, Y, t, caps = best
-    _, _, U = greedy_fill(c[:, Y], caps, float(t.sum()))
+    _, _, U = greedy_fill(c[:, Y], caps, float(t.sum()))  # Y: the best round's outputs
     Q = np.zeros((k, m))
     Q[:, Y] = t[None, :] + U
     assert multipliers is not None  # set with best: any multipliers give a bound
