@@ -61,7 +61,15 @@ from typing import Any
 import numpy as np
 
 from .solvers import Deadline
-from .working_set import Envelope, WorkingSetSolution, dual_lower_bound, new_highs, run_highs
+from .working_set import (
+    Envelope,
+    WorkingSetSolution,
+    dual_lower_bound,
+    new_highs,
+    run_highs,
+    scaled_costs,
+    solve_round,
+)
 
 CUT_TOL = 1e-9
 """A row's cut enters when ``theta_x < phi_x(t) - CUT_TOL max(1, |phi_x(t)|)`` (costs scaled
@@ -392,13 +400,8 @@ def solve_cut_generation(c: Any, envelope: Envelope, deadline: Deadline | None =
         master's multipliers; ``status`` ``"optimal"`` when no cut and no output is
         missing, else why the loop stopped.
     """
-    c = np.ascontiguousarray(c, dtype=float)
-    k, m = c.shape
-    # costs of about 1 per row (HiGHS's tolerances are absolute; the cut tolerance is too)
-    sigma = float(c.sum(axis=0).min()) / k
-    if not (sigma > 0 and math.isfinite(sigma)):
-        sigma = float(np.abs(c).max()) or 1.0
-    c = c / sigma
+    k, m = np.shape(c)
+    c, sigma = scaled_costs(c, k)  # about 1 per row: the cut tolerance is absolute too
     deadline = deadline or Deadline(None)
     master = _Master(c, envelope, dict(options or {}))
     column_sums = master.C
@@ -413,15 +416,9 @@ def solve_cut_generation(c: Any, envelope: Envelope, deadline: Deadline | None =
     multipliers, mu, status, rounds = None, 0.0, "rounds", 0
     while rounds < MAX_ROUNDS:
         rounds += 1
-        if rounds > 1 and deadline.expired:
-            status = "time limit"
-            break
-        remaining = deadline.remaining()
-        if remaining is not None:
-            master.h.setOptionValue("time_limit", float(remaining))
-        model = master.run()
-        if model != "kOptimal":
-            status = "time limit" if model == "kTimeLimit" else model
+        stop = solve_round(master.h, master.run, deadline, rounds == 1)
+        if stop:
+            status = stop
             break
         theta, t, caps = master.point()
         multipliers, mu = master.multipliers()

@@ -186,6 +186,35 @@ def run_highs(h: Any, stop: threading.Event) -> str:
     return h.getModelStatus().name
 
 
+def scaled_costs(c: Any, per: int = 1) -> tuple[np.ndarray, float]:
+    """``c / sigma`` and ``sigma``: the costs in units of the best constant mechanism's cost
+    (its least column sum) over ``per`` (the cutting planes take ``per = k``: costs of
+    about 1 per row), or of the largest ``|c|`` when that is not positive. HiGHS's
+    tolerances are absolute: costs of 1e-12 would leave its duals, and so the bound, at
+    noise level."""
+    c = np.ascontiguousarray(c, dtype=float)
+    sigma = float(c.sum(axis=0).min()) / per
+    if not (sigma > 0 and math.isfinite(sigma)):
+        sigma = float(np.abs(c).max()) or 1.0
+    return c / sigma, sigma
+
+
+def solve_round(h: Any, run: Any, deadline: Deadline, first: bool) -> str | None:
+    """One round's solve under the shared ``deadline`` (HiGHS ``h`` gets what remains;
+    ``run()`` solves and returns HiGHS's model status name): None when it ended optimal,
+    else why the loop stops (``"time limit"``, also when the deadline passed before a round
+    other than the first, or HiGHS's status)."""
+    if not first and deadline.expired:
+        return "time limit"
+    remaining = deadline.remaining()
+    if remaining is not None:
+        h.setOptionValue("time_limit", float(remaining))
+    model = run()
+    if model == "kOptimal":
+        return None
+    return "time limit" if model == "kTimeLimit" else model
+
+
 class _WorkingSetLP:
     """The LP on the working set, kept in one ``highspy.Highs`` object and grown in place.
 
@@ -324,13 +353,7 @@ def solve_working_set(c: Any, envelope: Envelope, deadline: Deadline | None = No
         reason the loop stopped (``"time limit"``, ``"memory limit"``, ``"rounds"``, or
         HiGHS's status).
     """
-    c = np.ascontiguousarray(c, dtype=float)
-    # the LP in units of the best constant mechanism's cost (HiGHS's tolerances are absolute:
-    # costs of 1e-12 would leave its duals, and so the bound, at noise level)
-    sigma = float(c.sum(axis=0).min())
-    if not (sigma > 0 and math.isfinite(sigma)):
-        sigma = float(np.abs(c).max()) or 1.0
-    c = c / sigma
+    c, sigma = scaled_costs(c)
     deadline = deadline or Deadline(None)
     lp = _WorkingSetLP(c, envelope, dict(options or {}))
     a = envelope.cap
@@ -341,15 +364,9 @@ def solve_working_set(c: Any, envelope: Envelope, deadline: Deadline | None = No
     status, rounds, lam, mu, solved = "rounds", 0, np.zeros(c.shape[0]), 0.0, None
     while rounds < MAX_ROUNDS:
         rounds += 1
-        if rounds > 1 and deadline.expired:
-            status = "time limit"
-            break
-        remaining = deadline.remaining()
-        if remaining is not None:
-            lp.h.setOptionValue("time_limit", float(remaining))
-        model = lp.run()
-        if model != "kOptimal":
-            status = "time limit" if model == "kTimeLimit" else model
+        stop = solve_round(lp.h, lp.run, deadline, rounds == 1)
+        if stop:
+            status = stop
             break
         solved = lp.solution()  # this round's optimum: feasible for the full problem
         lam, nu, mu = lp.duals()
