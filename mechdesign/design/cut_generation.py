@@ -208,7 +208,7 @@ class _Master:
         self.cut_lam = np.zeros(0)
         self.cut_row = np.zeros(0, dtype=np.int64)
         self.seen: set[tuple[int, float]] = set()
-        self.nonzeros = 1
+        self.nonzeros = 2 if self.maxima else 1  # T in row 0 (and row 1)
 
     def _columns(self, cost: np.ndarray, lower: np.ndarray, starts: np.ndarray,
                  index: np.ndarray, value: np.ndarray) -> np.ndarray:
@@ -311,6 +311,29 @@ class _Master:
             return run_highs(self.h, self.stop)
         finally:
             self.h.setOptionValue("simplex_strategy", self.strategy)
+
+    def cut_entries(self, xs: np.ndarray, lams: np.ndarray) -> int:
+        """The constraint entries cuts ``(xs, lams)`` would add: ``theta_x``, ``T`` and one
+        per output of Y cheaper than ``lambda``."""
+        step = max(1, CHUNK_ENTRIES // max(self.outputs.size, 1))
+        return 2 * xs.size + sum(
+            int(np.count_nonzero(self.c[np.ix_(xs[s:s + step], self.outputs)]
+                                 < lams[s:s + step, None]))
+            for s in range(0, xs.size, step))
+
+    def output_entries(self, ys: np.ndarray) -> int:
+        """The constraint entries outputs ``ys`` would add: one per cut whose ``lambda``
+        is above ``c[x, y]``, plus their own (1 without maxima; 8 with them: t_y, w_y and
+        u_y in rows 0-2, and their two rows)."""
+        step = max(1, CHUNK_ENTRIES // max(self.cut_x.size, 1))
+        return (8 if self.maxima else 1) * ys.size + sum(
+            int(np.count_nonzero(self.c[np.ix_(self.cut_x, ys[s:s + step])]
+                                 < self.cut_lam[:, None]))
+            for s in range(0, ys.size, step))
+
+    def fits(self, entries: int, max_nonzeros: int | None) -> bool:
+        """True when ``entries`` more keep the master within ``max_nonzeros``."""
+        return max_nonzeros is None or self.nonzeros + entries <= max_nonzeros
 
     def new_cuts(self, xs: np.ndarray, lams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The cuts among ``(xs, lams)`` the master does not hold yet."""
@@ -432,8 +455,7 @@ def solve_cut_generation(c: Any, envelope: Envelope, deadline: Deadline | None =
         short = np.flatnonzero(theta < value - CUT_TOL * np.maximum(1.0, np.abs(value)))
         xs, lams = master.new_cuts(short, marginal[short])
         if xs.size:
-            if (max_nonzeros is not None
-                    and master.nonzeros + xs.size * (Y.size + 2) > max_nonzeros):
+            if not master.fits(master.cut_entries(xs, lams), max_nonzeros):
                 status = "memory limit"
                 break
             master.add_cuts(xs, lams)
@@ -446,8 +468,7 @@ def solve_cut_generation(c: Any, envelope: Envelope, deadline: Deadline | None =
             break
         size = max(OUTPUTS_PER_ROUND, Y.size // 2)
         entering = entering[np.argsort(reduced[entering])[:size]]
-        if (max_nonzeros is not None
-                and master.nonzeros + entering.size * (master.cut_x.size + 7) > max_nonzeros):
+        if not master.fits(master.output_entries(entering), max_nonzeros):
             status = "memory limit"
             break
         master.add_outputs(entering)
