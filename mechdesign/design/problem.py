@@ -52,7 +52,8 @@ from .symmetry import Symmetry, check_invariant, close_group
 log = logging.getLogger("mechdesign.design")
 
 __all__ = ["GAP_FLOOR", "GAP_TOL", "MAX_EVIDENTIAL_OUTPUTS", "USER_CONSTRAINT_TOL",
-           "WORKING_SET_BYTES_PER_ENTRY", "WORKING_SET_BYTES_PER_PAIR",
+           "WORKING_SET_BYTES_PER_CUT_ENTRY", "WORKING_SET_BYTES_PER_ENTRY",
+           "WORKING_SET_BYTES_PER_PAIR",
            "WORKING_SET_MAX_EPSILON", "WORKING_SET_MIN_ENTRIES",
            "DesignProblem"]
 
@@ -68,9 +69,14 @@ WORKING_SET_BYTES_PER_PAIR = 2_000
 """Peak memory per (input, output) pair of the working-set LP (a column, a cap row and
 their copies in HiGHS): 1.8 KiB measured at k = 1000 with every pair entered (Hamming
 loss, ``benchmarks/ldp_working_set.py``, before ties were kept out). The loop stops (with
-the last round's optimum and its gap) before the LP's pairs pass what the budget leaves;
-the cutting planes' master (the default path) is held to the same count of constraint
-entries, each far cheaper than a pair."""
+the last round's optimum and its gap) before the LP's pairs pass what the budget leaves."""
+
+WORKING_SET_BYTES_PER_CUT_ENTRY = 250
+"""Peak memory per constraint entry of the cutting planes' master (the default path at large
+k). Measured: pure deletion LDP on the absolute loss at k = 2000 ends with a master of
+4.08 million entries (935 outputs, 15,317 cuts) at a peak RSS of 1,120 MiB for the whole
+process, imports and the dense k x m arrays included: at most 190 B per entry. Held to
+2,000 B a pair instead, this design stopped at 3.0 million entries with a gap of 8e-3."""
 
 WORKING_SET_BYTES_PER_ENTRY = 250
 """Peak memory per entry of ``k x m`` outside the LP (the costs, the pair index, the pricing
@@ -473,11 +479,18 @@ class DesignProblem:
                 and self.working_set_max_pairs() >= self.k
                 and solver in (None, "HIGHS", "highs") and set(options) <= {"highs_options"})
 
+    def working_set_max_entries(self) -> int:
+        """The constraint entries the cutting planes' master may hold: what
+        ``MEMORY_BUDGET`` leaves after the dense ``k x m`` arrays, at
+        ``WORKING_SET_BYTES_PER_CUT_ENTRY`` each."""
+        dense = self.k * self.n * WORKING_SET_BYTES_PER_ENTRY
+        return max(0, (MEMORY_BUDGET - dense) // WORKING_SET_BYTES_PER_CUT_ENTRY)
+
     def working_set_max_pairs(self) -> int:
-        """The pairs the working-set LP of pairs may hold, and the constraint entries of the
-        cutting planes' master: what ``MEMORY_BUDGET`` leaves after the dense ``k x m``
-        arrays, at ``WORKING_SET_BYTES_PER_PAIR`` each (twice that for deletion LDP, whose
-        pairs carry a second row)."""
+        """The pairs the working-set LP of pairs (the second method) may hold: what
+        ``MEMORY_BUDGET`` leaves after the dense ``k x m`` arrays, at
+        ``WORKING_SET_BYTES_PER_PAIR`` each (twice that for deletion LDP, whose pairs carry a
+        second row)."""
         dense = self.k * self.n * WORKING_SET_BYTES_PER_ENTRY
         per_pair = WORKING_SET_BYTES_PER_PAIR * (2 if isinstance(self.privacy, DeletionLDP)
                                                  else 1)

@@ -79,12 +79,13 @@ def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | No
     deletion = isinstance(spec.privacy, DeletionLDP)
     envelope = (working_set.Envelope.deletion(eps, spec.k, spec.n) if deletion
                 else working_set.Envelope.ldp(eps))
-    highs, budget = options.get("highs_options"), spec.working_set_max_pairs()
+    highs, budget = options.get("highs_options"), spec.working_set_max_entries()
     sol = cut_generation.solve_cut_generation(cost, envelope, deadline, highs, budget)
     pairs, notes = False, []
     if sol.status not in ("optimal", "time limit", "memory limit") and not deadline.expired:
         notes.append(f"the cutting planes ended with HiGHS status {sol.status}; the LP of "
                      "pairs was solved as a second method")
+        budget = spec.working_set_max_pairs()
         other = working_set.solve_working_set(cost, envelope, deadline, highs, budget)
         if other.Q is not None and (sol.Q is None
                                     or other.value - other.bound < sol.value - sol.bound):

@@ -16,6 +16,7 @@ import mechdesign as md
 from mechdesign.design import strategies
 from mechdesign.design.outcome import GAP_TOL
 from mechdesign.design.problem import (
+    WORKING_SET_BYTES_PER_CUT_ENTRY,
     WORKING_SET_BYTES_PER_ENTRY,
     WORKING_SET_BYTES_PER_PAIR,
     WORKING_SET_MAX_EPSILON,
@@ -164,6 +165,9 @@ def test_dispatch_by_size_notion_objective_and_options():
     assert at_limit.working_set_max_pairs() == (
         (MEMORY_BUDGET - 3000 * 3000 * WORKING_SET_BYTES_PER_ENTRY) // WORKING_SET_BYTES_PER_PAIR)
     assert at_limit.working_set_max_pairs() > 5_000_000
+    assert at_limit.working_set_max_entries() == (
+        (MEMORY_BUDGET - 3000 * 3000 * WORKING_SET_BYTES_PER_ENTRY)
+        // WORKING_SET_BYTES_PER_CUT_ENTRY)
 
 
 def test_arrays_beyond_the_budget_keep_the_global_program(monkeypatch):
@@ -178,16 +182,16 @@ def test_arrays_beyond_the_budget_keep_the_global_program(monkeypatch):
     assert res.value == pytest.approx(1 - math.e / (math.e + 99), rel=1e-9)  # k-RR
 
 
-def test_a_pair_budget_stops_the_loop_with_the_best_point_and_its_gap(monkeypatch):
-    # a budget of the first LP's k pairs plus a few: the loop stops before the LP passes
-    # it and returns the last round's optimum, private, certified, with its honest gap
+def test_an_entry_budget_stops_the_loop_with_the_best_point_and_its_gap(monkeypatch):
+    # a budget of the first master's entries plus a few: the loop stops before the master
+    # passes it and returns the best point so far, private, certified, with its honest gap
     from mechdesign.design import problem
 
     L = np.random.default_rng(1).random((150, 150))
     spec = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L))
     full = spec.solve()
-    monkeypatch.setattr(problem, "WORKING_SET_BYTES_PER_PAIR", MEMORY_BUDGET // 160)
-    assert spec.working_set_max_pairs() < 160
+    monkeypatch.setattr(problem, "WORKING_SET_BYTES_PER_CUT_ENTRY", MEMORY_BUDGET // 800)
+    assert spec.working_set_max_entries() < 800  # the first master holds about 600
     res = spec.solve()
     assert res.status is Status.INACCURATE and res.certificate.met
     assert md.epsilon_ldp(res.mechanism) <= 1.0
