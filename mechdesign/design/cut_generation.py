@@ -231,8 +231,9 @@ class _Master:
         return self.n_rows - n + np.arange(n)
 
     def _cap_entries(self, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The cap column of each output in ``ys`` in every cut, CSC: ``weight (lambda -
-        c[x, y])_+`` (only the positive ones) after ``lead`` leading entries per column."""
+        """The entries of the cap columns of outputs ``ys`` in the cuts, the positive
+        ``weight (lambda - c[x, y])_+``: their output's position in ``ys`` (sorted), row
+        and value."""
         below = self.cut_lam[:, None] - self.c[np.ix_(self.cut_x, ys)]
         coef = self.weight * np.maximum(below, 0.0).T  # outputs x cuts
         out, cut = np.nonzero(coef)
