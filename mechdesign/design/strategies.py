@@ -36,7 +36,7 @@ from ..privacy.notions import LDP, DeletionLDP
 from . import cut_generation, local, row_generation, staircase, working_set
 from .objectives import EstimationVariance, MinimaxEstimation, unit_range
 from .outcome import GAP_TOL, analytic_result, certified_result, unsolved_result
-from .program import best_run, run_solve
+from .program import SECOND_METHOD_MIN_SECONDS, best_run, run_solve
 from .result import DesignResult, Status
 from .solvers import Deadline, check_memory, choose_solver
 from .symmetry import check_invariant
@@ -86,7 +86,9 @@ def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | No
         notes.append(f"the cutting planes ended with HiGHS status {sol.status}; the LP of "
                      "pairs was solved as a second method")
         budget = spec.working_set_max_pairs()
-        other = working_set.solve_working_set(cost, envelope, deadline, highs, budget)
+        other = working_set.solve_working_set(cost, envelope,
+                                              _second_deadline(deadline, sol.Q is not None),
+                                              highs, budget)
         if other.Q is not None and (sol.Q is None
                                     or other.value - other.bound < sol.value - sol.bound):
             sol, pairs = other, True
@@ -117,6 +119,18 @@ def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | No
                             "global", form, 0.0, solve_time, {}, notes,
                             {"working_set": list(sol.outputs)},
                             bound=scale * sol.bound + offset)
+
+
+def _second_deadline(deadline: Deadline, answered: bool) -> Deadline:
+    """The time of a second method after a failed first one: what remains of ``deadline``,
+    and, when the first left an answer (a feasible point with its gap), at most its own
+    time, :data:`~mechdesign.design.program.SECOND_METHOD_MIN_SECONDS` at least (the LP of
+    pairs took minutes on designs the cutting planes solve in a tenth of a second)."""
+    limits = [deadline.remaining()]
+    if answered:
+        limits.append(max(SECOND_METHOD_MIN_SECONDS, time.monotonic() - deadline.start))
+    finite = [x for x in limits if x is not None]
+    return Deadline(min(finite) if finite else None)
 
 
 def solve_row_generation(spec: DesignProblem, skeleton: list, solver: str | None,

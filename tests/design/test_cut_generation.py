@@ -229,3 +229,39 @@ def _same_count(master, expected: int) -> None:
     # HiGHS drops the T entry of a cut at lambda = 0 (a zero): the count is exact otherwise
     assert master.nonzeros == expected
     assert expected - int((master.cut_lam == 0).sum()) <= master.h.getNumNz() <= expected
+
+
+@pytest.mark.parametrize("answered", [True, False])
+def test_the_second_method_s_time_after_a_failed_master(monkeypatch, answered):
+    # the LP of pairs after a HiGHS failure gets what remains of the limit and, when the
+    # cutting planes left a feasible point, at most their time (SECOND_METHOD_MIN_SECONDS
+    # at least): it took minutes on designs the cutting planes solve in 0.1 s (fuzzing)
+    import mechdesign as md
+    from mechdesign.design import cut_generation, working_set
+    from mechdesign.design.program import SECOND_METHOD_MIN_SECONDS
+    from mechdesign.design.working_set import run_highs
+
+    calls, given = [], []
+
+    def fails_late(h, stop):  # the first round solves, then HiGHS fails
+        calls.append(1)
+        return run_highs(h, stop) if answered and len(calls) == 1 else "kSolveError"
+
+    real = working_set.solve_working_set
+
+    def recorded(c, envelope, deadline, *args):
+        given.append(deadline.remaining())
+        return real(c, envelope, deadline, *args)
+
+    monkeypatch.setattr(cut_generation, "run_highs", fails_late)
+    monkeypatch.setattr(working_set, "solve_working_set", recorded)
+    L = np.random.default_rng(4).random((100, 100))
+    for limit in (None, 500.0):
+        calls.clear()
+        res = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L)).solve(time_limit=limit)
+        assert res.status is md.design.result.Status.OPTIMAL
+    capped = SECOND_METHOD_MIN_SECONDS  # the cutting planes took well under that
+    if answered:
+        assert capped - 5 < given[0] <= capped and capped - 5 < given[1] <= capped
+    else:
+        assert given[0] is None and 490 < given[1] <= 500
