@@ -48,9 +48,10 @@ output then prices at the better of its rays ``w = 0, u = t`` and ``w = a t, u =
 row's dual ``rho`` joins one row's multiplier (any row sum implies the fill row, and
 ``(lambda + rho - c)_+ <= (lambda - c)_+ + rho``).
 
-Measured (``benchmarks/ldp_working_set.py``, one core): k = 1000 on a uniform random loss in
-5.5 s against 15 s for the LP of pairs; the absolute loss, whose optimum uses 2 outputs but
-whose LP of pairs passes through 100,000 pairs, at k = 1000 in 0.5 s against 31 s.
+Measured (``benchmarks/ldp_working_set.py``, side by side): k = 1000 on a uniform random
+loss in 5.5 s against 15 s for the LP of pairs; the absolute loss, whose optimum uses 2
+outputs but whose LP of pairs passes through 100,000 pairs, at k = 1000 in 0.7 s against
+33 s.
 """
 
 from __future__ import annotations
@@ -159,6 +160,21 @@ def greedy_fill(c: np.ndarray, caps: np.ndarray, total: float
     return value, marginal, U
 
 
+def _after_leading(major: np.ndarray, minor: np.ndarray, value: np.ndarray, n: int,
+                   lead: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Compressed arrays (CSR or CSC) of ``n`` vectors: ``lead`` slots at the start of each,
+    left for the caller to set (at ``starts + j``), then the entries ``(major_i, minor_i,
+    value_i)``, ``major`` sorted (as ``np.nonzero`` gives them)."""
+    counts = np.bincount(major, minlength=n) + lead
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    index, values = np.empty(int(counts.sum()), np.int64), np.empty(int(counts.sum()))
+    rest = np.ones(index.size, bool)
+    for j in range(lead):
+        rest[starts + j] = False
+    index[rest], values[rest] = minor, value
+    return starts, index, values
+
+
 class _Master:
     """The master LP in one ``highspy.Highs``, grown in place.
 
@@ -203,7 +219,6 @@ class _Master:
         self.outputs = np.zeros(0, dtype=np.int64)      # Y, in the order they entered
         self.t_col = np.zeros(0, dtype=np.int64)        # per output of Y
         self.cap_col = np.zeros(0, dtype=np.int64)      # t_y or w_y
-        self.max_col = np.zeros(0, dtype=np.int64)      # u_y (maxima)
         self.cut_x = np.zeros(0, dtype=np.int64)
         self.cut_lam = np.zeros(0)
         self.cut_row = np.zeros(0, dtype=np.int64)
@@ -250,18 +265,11 @@ class _Master:
     def _add_outputs(self, ys: np.ndarray) -> None:
         n = ys.size
         zeros, ones, ar = np.zeros(n), np.ones(n), np.arange(n)
-        out, rows, coef = self._cap_entries(ys)
-        lead = 1  # row 0 (t_y) or row 1 (w_y) first in each column
-        counts = np.bincount(out, minlength=n) + lead
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        index, value = np.empty(int(counts.sum()), np.int64), np.empty(int(counts.sum()))
-        rest = np.ones(index.size, bool)
-        rest[starts] = False
-        index[rest], value[rest] = rows, coef
+        # row 0 (t_y) or row 1 (w_y) first in each column, then the cuts
+        starts, index, value = _after_leading(*self._cap_entries(ys), n, 1)
         if not self.maxima:
             index[starts], value[starts] = 0, -1.0
-            t = self._columns(self.C[ys], zeros, starts, index, value)
-            cap, top = t, np.full(n, -1)
+            cap = t = self._columns(self.C[ys], zeros, starts, index, value)
         else:
             t = self._columns(self.C[ys], zeros, ar, np.zeros(n), -ones)
             index[starts], value[starts] = 1, 1.0
@@ -276,7 +284,6 @@ class _Master:
         self.outputs = np.concatenate([self.outputs, ys])
         self.t_col = np.concatenate([self.t_col, t])
         self.cap_col = np.concatenate([self.cap_col, cap])
-        self.max_col = np.concatenate([self.max_col, top])
 
     def add_cuts(self, xs: np.ndarray, lams: np.ndarray) -> None:
         """Cuts ``theta_x + lambda T + weight sum_Y (lambda - c[x, y])_+ cap_y >= lambda``."""
@@ -285,14 +292,10 @@ class _Master:
             x, lam = xs[s:s + step], lams[s:s + step]
             coef = self.weight * np.maximum(lam[:, None] - self.c[np.ix_(x, self.outputs)], 0.0)
             rows, cols = np.nonzero(coef)
-            counts = np.bincount(rows, minlength=x.size) + 2
-            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-            index, value = np.empty(int(counts.sum()), np.int64), np.empty(int(counts.sum()))
+            starts, index, value = _after_leading(rows, self.cap_col[cols], coef[rows, cols],
+                                                  x.size, 2)
             index[starts], value[starts] = 1 + x, 1.0           # theta_x
             index[starts + 1], value[starts + 1] = 0, lam        # T
-            rest = np.ones(index.size, bool)
-            rest[starts] = rest[starts + 1] = False
-            index[rest], value[rest] = self.cap_col[cols], coef[rows, cols]
             new = self._rows(lam, np.full(x.size, self.inf), starts, index, value)
             self.cut_row = np.concatenate([self.cut_row, new])
         self.cut_x = np.concatenate([self.cut_x, xs])
@@ -300,18 +303,25 @@ class _Master:
         self.seen.update(zip(xs.tolist(), lams.tolist(), strict=True))
 
     def run(self) -> str:
-        """Solve from the current basis; when HiGHS fails (not a time limit: its dual
-        simplex can stop on "excessive dual values" after outputs with large caps entered,
-        eps near the path's limit), once more with the other simplex (primal, which the
-        entering columns leave feasible); HiGHS's model status name."""
+        """Solve from the current basis; when HiGHS fails (not a time limit), once more with
+        the other simplex (its dual simplex can stop on "excessive dual values" after
+        outputs with large caps entered, eps near the path's limit; the primal one starts
+        feasible after columns enter), and then from scratch (the basis cleared: the
+        uniform random loss at k = 3000 with costs L / k ended ``kUnknown`` after both warm
+        starts on a late master, 69 outputs and 24,697 rows, and solved cold: optimal,
+        gap 1e-11); HiGHS's model status name."""
         model = run_highs(self.h, self.stop)
         if model in ("kOptimal", "kTimeLimit"):
             return model
         self.h.setOptionValue("simplex_strategy", 4 if self.strategy != 4 else 1)
         try:
-            return run_highs(self.h, self.stop)
+            model = run_highs(self.h, self.stop)
         finally:
             self.h.setOptionValue("simplex_strategy", self.strategy)
+        if model in ("kOptimal", "kTimeLimit"):
+            return model
+        self.h.clearSolver()
+        return run_highs(self.h, self.stop)
 
     def cut_entries(self, xs: np.ndarray, lams: np.ndarray) -> int:
         """The constraint entries cuts ``(xs, lams)`` would add: ``theta_x``, ``T`` and one

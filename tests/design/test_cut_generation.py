@@ -265,3 +265,24 @@ def test_the_second_method_s_time_after_a_failed_master(monkeypatch, answered):
         assert capped - 5 < given[0] <= capped and capped - 5 < given[1] <= capped
     else:
         assert given[0] is None and 490 < given[1] <= 500
+
+
+def test_a_master_that_both_simplex_methods_fail_on_is_solved_from_scratch(monkeypatch):
+    # both warm starts of a round fail (HiGHS ended kUnknown twice on the k = 3000 random
+    # design with costs L / k): the basis is cleared and the round solved cold
+    from mechdesign.design import cut_generation
+    from mechdesign.design.working_set import run_highs
+
+    c = _costs(80, 80, "random", seed=2)
+    plain = solve_cut_generation(c, Envelope.ldp(1.0))
+    calls = []
+
+    def warm_fails(h, stop):  # the second round's two warm attempts fail
+        calls.append(1)
+        return "kUnknown" if len(calls) in (2, 3) else run_highs(h, stop)
+
+    monkeypatch.setattr(cut_generation, "run_highs", warm_fails)
+    res = solve_cut_generation(c, Envelope.ldp(1.0))
+    assert res.status == "optimal" and len(calls) > 4
+    assert res.value == pytest.approx(plain.value, rel=1e-12)
+    assert res.value - res.bound <= 1e-9 * res.value
