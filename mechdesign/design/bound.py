@@ -49,24 +49,38 @@ def lp_lower_bound(A: Any, b: np.ndarray, c: np.ndarray, n_eq: int, n_leq: int,
     y : multipliers of the rows (``A x - b``), inequality part expected ``>= 0``.
     lo, hi : column bounds (``None``: unbounded).
     """
-    m = n_eq + n_leq
-    A = sp.csr_matrix(A)[:m]
-    b = np.asarray(b, dtype=float)[:m]
-    c = np.asarray(c, dtype=float)
-    n = A.shape[1]
-    y = np.asarray(y, dtype=float)[:m].copy()
-    y[n_eq:] = np.maximum(y[n_eq:], 0.0)
-    if not np.isfinite(y).all():
-        return -math.inf
-    low = np.full(n, -np.inf) if lo is None else np.asarray(lo, dtype=float).copy()
-    high = np.full(n, np.inf) if hi is None else np.asarray(hi, dtype=float).copy()
-    low, high = propagate_bounds(A, b, n_eq, low, high)
-    r = c + A.T @ y
-    best = _bound_at(b, y, r, low, high)
-    if n_eq:  # the same with the equalities' multipliers lifted (any free y_eq is valid)
-        lifted = _lift_equalities(A[:n_eq], r, y, low)
-        best = max(best, _bound_at(b, lifted, c + A.T @ lifted, low, high))
-    return best
+    return LowerBound(A, b, c, n_eq, n_leq, lo, hi)(y)
+
+
+class LowerBound:
+    """:func:`lp_lower_bound` of one LP prepared once (the rows and the propagated box) and
+    evaluated at many multipliers ``y`` (an interior point's late iterates)."""
+
+    def __init__(self, A: Any, b: np.ndarray, c: np.ndarray, n_eq: int, n_leq: int,
+                 lo: np.ndarray | None = None, hi: np.ndarray | None = None) -> None:
+        m = n_eq + n_leq
+        self.A = sp.csr_matrix(A)[:m]
+        self.AT = self.A.T.tocsr()
+        self.b = np.asarray(b, dtype=float)[:m]
+        self.c = np.asarray(c, dtype=float)
+        self.n_eq = n_eq
+        n = self.A.shape[1]
+        low = np.full(n, -np.inf) if lo is None else np.asarray(lo, dtype=float).copy()
+        high = np.full(n, np.inf) if hi is None else np.asarray(hi, dtype=float).copy()
+        self.low, self.high = propagate_bounds(self.A, self.b, n_eq, low, high)
+
+    def __call__(self, y: np.ndarray) -> float:
+        y = np.asarray(y, dtype=float)[:self.A.shape[0]].copy()
+        y[self.n_eq:] = np.maximum(y[self.n_eq:], 0.0)
+        if not np.isfinite(y).all():
+            return -math.inf
+        r = self.c + self.AT @ y
+        best = _bound_at(self.b, y, r, self.low, self.high)
+        if self.n_eq:  # the same with the equalities' multipliers lifted (any free y_eq)
+            lifted = _lift_equalities(self.A[:self.n_eq], r, y, self.low)
+            best = max(best, _bound_at(self.b, lifted, self.c + self.AT @ lifted, self.low,
+                                       self.high))
+        return best
 
 
 def _bound_at(b: np.ndarray, y: np.ndarray, r: np.ndarray, low: np.ndarray,
