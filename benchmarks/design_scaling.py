@@ -644,6 +644,7 @@ import mechdesign as md
 from design_scaling import euclid, metric_problem
 from mechdesign.neighbors import greedy_spanner
 n, sym, limit = int(sys.argv[1]), sys.argv[2] == "1", float(sys.argv[3])
+solver = sys.argv[5] or None
 prob = metric_problem(n, "1.1", sym)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t = time.perf_counter()
@@ -651,7 +652,7 @@ edges, dil = greedy_spanner(euclid(n), 1.1)
 spanner_s = time.perf_counter() - t
 t = time.perf_counter()
 try:
-    res = prob.solve(time_limit=limit)
+    res = prob.solve(solver, time_limit=limit)
     out = {"status": res.status.value, "value": res.value, "gap": res.gap,
            "solver": res.solver, "solve_s": res.solve_time,
            "notes": " ".join(res.notes)}
@@ -663,10 +664,11 @@ print(json.dumps(out))
 """
 
 
-def grid_cell(n: int, sym: bool, limit: float) -> dict:
+def grid_cell(n: int, sym: bool, limit: float, solver: str = "") -> dict:
+    """One grid design in a fresh subprocess; ``solver`` "" is the default path."""
     try:
         out = subprocess.run([sys.executable, "-c", GRID_CHILD, str(n), "1" if sym else "0",
-                              str(limit), os.path.dirname(os.path.abspath(__file__))],
+                              str(limit), os.path.dirname(os.path.abspath(__file__)), solver],
                              capture_output=True, text=True, timeout=limit + 600)
     except subprocess.TimeoutExpired:
         return {"status": "killed (no answer within the limit + 600 s)"}
@@ -676,15 +678,18 @@ def grid_cell(n: int, sym: bool, limit: float) -> dict:
     return json.loads(lines[-1])
 
 
-def section_grids(quick: bool, sizes: Sequence[int] | None = None) -> None:
+def section_grids(quick: bool, sizes: Sequence[int] | None = None,
+                  baseline_max: int = 32) -> None:
     """Section 6; ``sizes`` (``--grids N ...``): these symmetry-reduced grids only (default
-    20 to 48, and the unreduced 20 x 20)."""
+    20 to 48, and the unreduced 20 x 20). Up to ``baseline_max`` (``--grid-baseline-max``)
+    each grid is also solved with ``solver="CLARABEL"`` (the path every default solve took
+    before the block interior point), side by side in the same run."""
     print("\n== 6. Geo-indistinguishability at scale: 1.1-spanner + the 8 grid symmetries ==")
     print("eps = 1 per unit, Euclidean grid, uniform prior, loss = distance; each cell a fresh "
           "subprocess, DesignProblem(...).solve(time_limit=...) end to end (spanner "
-          "included), default solver (Clarabel at these sizes, HiGHS re-solve within the "
-          "same limit when Clarabel's answer is doubtful). peak = ru_maxrss above the "
-          "child's imported baseline.")
+          "included); 'default' = solver left to mechdesign (the block interior point on "
+          "these LPs, Clarabel when it cannot certify its answer), 'CLARABEL' = named. "
+          "peak = ru_maxrss above the child's imported baseline.")
     limit = 120.0 if quick else 900.0
     plan = ([(8, True), (8, False)] if quick else
             [(20, False), (20, True), (24, True), (28, True), (32, True), (40, True),
@@ -693,22 +698,34 @@ def section_grids(quick: bool, sizes: Sequence[int] | None = None) -> None:
         plan = [(n, True) for n in sizes]
     rows = []
     for n, sym in plan:
-        progress(f"grid {n}x{n} {'symmetry' if sym else 'unreduced'}")
-        r = grid_cell(n, sym, limit)
-        notes = r.get("notes", "")
-        orbits = re.search(r"(\d+) orbit variables", notes)
-        prow = re.search(r"(\d+) privacy rows", notes)
-        gap = r.get("gap")
-        rows.append([f"{n}x{n}", "8 symmetries" if sym else "unreduced", r.get("pairs", "-"),
-                     orbits.group(1) if orbits else "-", prow.group(1) if prow else "-",
-                     fs(r.get("spanner_s")), fs(r.get("total_s")), r.get("solver", "-"),
-                     fv(r.get("value"), 8), fe(gap) if gap is not None else "-",
-                     f"{r['peak_mib']:.0f}" if "peak_mib" in r else "-",
-                     r["status"] if "error" not in r else f"{r['status']}: {r['error']}"])
-        print("   ", rows[-1], file=sys.stderr, flush=True)
-    table(f"6. grids (seconds; time_limit = {limit:g} s per design)",
-          ["grid", "reduction", "spanner pairs", "orbit vars", "privacy rows", "spanner s",
-           "total s", "solver", "value", "gap", "peak MiB", "status"], rows)
+        default = None
+        for solver in ("", "CLARABEL") if n <= baseline_max else ("",):
+            progress(f"grid {n}x{n} {'symmetry' if sym else 'unreduced'} "
+                     f"{solver or 'default'}")
+            r = grid_cell(n, sym, limit, solver)
+            notes = r.get("notes", "")
+            orbits = re.search(r"(\d+) orbit variables", notes)
+            prow = re.search(r"(\d+) privacy rows", notes)
+            gap = r.get("gap")
+            ratio = diff = "-"
+            if solver and default is not None and "total_s" in r and "total_s" in default:
+                ratio = f"{r['total_s'] / default['total_s']:.1f}x"
+                if r.get("value") is not None and default.get("value") is not None:
+                    diff = fe(rel(default["value"], r["value"]))
+            rows.append([f"{n}x{n}", "8 symmetries" if sym else "unreduced",
+                         solver or "default", r.get("pairs", "-"),
+                         orbits.group(1) if orbits else "-", prow.group(1) if prow else "-",
+                         fs(r.get("total_s")), r.get("solver", "-"),
+                         fv(r.get("value"), 9), fe(gap) if gap is not None else "-",
+                         f"{r['peak_mib']:.0f}" if "peak_mib" in r else "-", ratio, diff,
+                         r["status"] if "error" not in r else f"{r['status']}: {r['error']}"])
+            print("   ", rows[-1], file=sys.stderr, flush=True)
+            default = default or r
+    table(f"6. grids (seconds; time_limit = {limit:g} s per design; 'time / default' and "
+          "'|rel diff|' compare the named Clarabel run with the default run above it)",
+          ["grid", "reduction", "path", "spanner pairs", "orbit vars", "privacy rows",
+           "total s", "solver", "value", "gap", "peak MiB", "time / default", "|rel diff|",
+           "status"], rows)
 
 
 # ---------------------------------------------------------------------------- main
@@ -768,6 +785,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="run one section (name or number)")
     parser.add_argument("--grids", type=int, nargs="+", default=None,
                         help="section 6: these n x n grids only (symmetry-reduced)")
+    parser.add_argument("--grid-baseline-max", type=int, default=32,
+                        help="section 6: solve grids up to this n with solver='CLARABEL' too")
     args = parser.parse_args(argv)
     names = list(SECTIONS) if args.only is None else [ALIASES.get(args.only, args.only)]
     print(f"design_scaling.py {'--quick' if args.quick else '(full run)'}, "
@@ -781,7 +800,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     start = time.perf_counter()
     for name in names:
         if name == "grids":
-            section_grids(args.quick, args.grids)
+            section_grids(args.quick, args.grids, args.grid_baseline_max)
         else:
             SECTIONS[name](args.quick)
     print(f"\ntotal wall time: {time.perf_counter() - start:.0f} s; load average at end "

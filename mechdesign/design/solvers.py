@@ -336,11 +336,13 @@ def _native(prob: cp.Problem, name: str, data: dict, chain: Any, verbose: bool,
     return lambda: chain.solve_via_data(prob, data, False, verbose, dict(opts))
 
 
-BLOCK_IPM_MIN_VARS = 20_000
+BLOCK_IPM_MIN_VARS = 60_000
 """Block-angular LPs with at least this many variables go to the block interior point
 (:mod:`mechdesign.design.block_ipm`) before Clarabel. Measured on the symmetry-reduced
-1.1-spanner grids: 24 x 24 (41,616 variables) 0.2 s an iteration either way; 32 x 32
-(131,328) 0.5 s against Clarabel's 4.7 s."""
+1.1-spanner grids, end to end (``benchmarks/README.md``, "Grids at scale"): 20 x 20
+(20,100 variables) 5.3 s against Clarabel's 3.8 s, 24 x 24 (41,616) 10.9 s against
+11.1 s at twice the memory, 28 x 28 (77,028) 20 s against 30 s, 32 x 32 (131,328) 42 s
+against 218 s."""
 
 BLOCK_IPM_GAP = 1e-9
 """Certified relative gap at which the block interior point stops; its answer stands when
