@@ -159,3 +159,30 @@ def test_clarabel_when_the_block_method_falls_short(
     monkeypatch.setattr(block_ipm, "solve_block_lp", short)
     res = grid_problem().solve()
     assert calls and res.solver == "CLARABEL" and res.status.value == "optimal"
+
+
+@pytest.mark.parametrize(("eps", "scale", "skew"), [
+    (0.05, 1.0, False), (0.3, 1e-6, True), (1.0, 1e6, False), (3.0, 1.0, True),
+    (6.0, 1e-12, False)])
+def test_design_range(small_blocks: None, eps: float, scale: float, skew: bool) -> None:
+    """Across eps (0.05..6), loss scales (1e-12..1e6) and a prior that is symmetric but not
+    uniform (weights falling with the distance to the centre): the block method's
+    certified value equals HiGHS simplex's on the same 12 x 12 spanner grid."""
+    n = 12
+    pts = np.array([(i, j) for i in range(n) for j in range(n)], dtype=float)
+    D = np.linalg.norm(pts[:, None] - pts[None, :], axis=-1)
+    prior = np.ones(n * n)
+    if skew:
+        prior = np.exp(-np.linalg.norm(pts - (n - 1) / 2, axis=1))
+    prior /= prior.sum()
+
+    def problem() -> DesignProblem:
+        return DesignProblem(privacy=MetricDP(eps, D, spanner=1.1),
+                             objective=ExpectedLoss(scale * D, prior),
+                             symmetry=grid_symmetries(n, n))
+
+    res = problem().solve()
+    ref = problem().solve(solver="HIGHS", highs_options={"solver": "simplex"})
+    assert ref.status.value == "optimal"
+    assert res.solver == "BLOCK-IPM" and res.status.value == "optimal" and res.certificate.met
+    assert res.value == pytest.approx(ref.value, rel=2e-6)
