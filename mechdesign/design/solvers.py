@@ -359,9 +359,11 @@ def block_runner(data: dict, time_limit: float | None, stop: threading.Event,
     """The call of :func:`_native` for Clarabel with ``blocks``: when the LP is large and
     block-angular (:func:`~mechdesign.design.block_ipm.find_blocks`), the block interior
     point, whose answer stands only when the rigorous bound of its own duals
-    (:func:`~mechdesign.design.bound.lp_lower_bound`) certifies it within a tenth of
-    :data:`~mechdesign.design.outcome.GAP_TOL`; otherwise (or when the structure is
-    absent) Clarabel, with what is left of ``time_limit``."""
+    (:class:`~mechdesign.design.bound.LowerBound`, evaluated at its late iterates, the best
+    certified one kept) certifies it within :data:`~mechdesign.design.outcome.GAP_TOL`;
+    otherwise (or when the structure is absent) Clarabel, with what is left of
+    ``time_limit``. The design's own certificate is computed afterwards as for any
+    solver."""
     from cvxpy import settings as s
     from cvxpy.reductions.solvers.conic_solvers.conic_solver import dims_to_solver_dict
 
