@@ -22,16 +22,19 @@ contributes ``E_b M_b^{-1} E_b^T``. A general KKT factorisation instead orders t
 system at once and pays for the equality rows' coupling in every block's fill: on the
 32 x 32 spanner grid with the 8 symmetries (136 blocks of 1,024 variables, 136 equality
 rows, a million inequality rows) Clarabel's factorisation takes about 4.7 s an iteration,
-the blocks 0.4 s on the same two cores.
+the blocks about 0.7 s on the same two cores (each block's LU and its solves for ``S``).
 
 The method is Mehrotra's predictor-corrector (Mehrotra, "On the implementation of a
 primal-dual interior point method", SIAM J. Optim. 2 (1992); Wright, *Primal-Dual
 Interior-Point Methods*, SIAM 1997, ch. 10) with separate primal and dual step lengths,
-started from the least-squares point of Mehrotra's paper. Rows are scaled to unit
-largest coefficient and the costs to unit largest entry before the iterations; the
-answer is scaled back. Nothing downstream trusts it: the caller's certificate bounds the
-optimum from these duals in numpy (:mod:`mechdesign.design.bound`) and measures the
-returned matrix.
+started from the least-squares point of Mehrotra's paper, with Gondzio's centrality
+correctors, a small proximal regularisation and iterative refinement. Rows are scaled to
+unit largest coefficient and the costs to unit largest entry before the iterations; the
+answer is scaled back. Near the optimum the normal equations lose accuracy (the weights
+``z / s`` span 30 orders of magnitude), so the method does not trust its own residuals:
+given a ``certify`` callback (the rigorous bound of :mod:`mechdesign.design.bound` on its
+duals), it keeps the iterate whose certified gap is smallest. The caller's certificate
+then bounds the optimum again and measures the returned matrix.
 """
 
 from __future__ import annotations
@@ -244,7 +247,7 @@ class _Block:
         return sp.csc_matrix((data, self.indices, self.indptr), shape=(n, n))
 
 
-MMAP_THRESHOLD = 1 << 20
+MMAP_THRESHOLD = 1 << 18
 """Bytes from which glibc's malloc serves an allocation by its own mapping, fixed by
 :func:`fix_mmap_threshold`."""
 
@@ -257,8 +260,10 @@ def fix_mmap_threshold() -> bool:
     glibc raises the threshold, by default, to the size of each large block freed (up to
     32 MiB); after the first megabyte-sized vector is freed, every block factorisation's
     arrays, created and freed in two threads at every iteration, come from the heap, which
-    fragments: the 32 x 32 grid's solve peaked at 8 GB of resident memory (it needs about
-    0.6 GB). With the threshold fixed the peak was 1.1 GB, for 15% more time."""
+    fragments: the 32 x 32 grid's solve peaked at 8 GB of resident memory (the 136
+    factorisations hold 114 MiB). Fixed at 1 MiB the peak was 1.6 GB; at 256 KiB 1.5 GB
+    on that grid (and the same time), and 0.8 GB instead of 2.4 GB on the unreduced
+    16 x 16 grid (256 blocks, whose 0.5 MB Schur parts stayed on the heap at 1 MiB)."""
     try:
         libc = ctypes.CDLL(None)
         m_mmap_threshold = -3  # glibc's malloc.h
