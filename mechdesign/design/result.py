@@ -113,6 +113,9 @@ class DesignResult:
         value changes with its right-hand side (the row-sum duals leave out the loss's
         offset, which the compiled program removes).
     solver, formulation : str
+        The solver that produced the returned matrix: a cvxpy solver name (``"HIGHS"``,
+        ``"CLARABEL"``, ...) or ``"BLOCK-IPM"``, mechdesign's block-angular interior point
+        (:mod:`mechdesign.design.block_ipm`), and how the program was formulated.
     build_time, solve_time : float (seconds; building includes cvxpy's canonicalisation)
     notes : tuple of str
     structure : dict
