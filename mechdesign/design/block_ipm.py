@@ -503,6 +503,7 @@ def solve_block_lp(c: np.ndarray, A: sp.spmatrix, b: np.ndarray, n_eq: int,
     norms = (1.0 + float(np.abs(f).max(initial=0.0)), 1.0 + float(np.abs(h).max(initial=0.0)),
              1.0 + float(np.abs(cs).max(initial=0.0)))
     status, it, best, best_key, best_gap, stalled = "", 0, None, math.inf, None, 0
+    best_merit = math.inf
     with ThreadPoolExecutor(THREADS) as pool:
         newton = _Newton(lp.blocks, structure.var_starts, structure.row_starts, E, G, pool)
         try:
@@ -526,7 +527,9 @@ def solve_block_lp(c: np.ndarray, A: sp.spmatrix, b: np.ndarray, n_eq: int,
                     math.inf if gap is None else max(gap, primal))
                 if key < best_key:
                     stalled = 0 if key < 0.5 * best_key else stalled + 1
-                    best, best_key, best_gap = (x, y, z, s), key, gap
+                    best, best_key, best_gap, best_merit = (x, y, z, s), key, gap, merit
+                elif math.isinf(best_key) and merit < best_merit:  # nothing certified yet
+                    best, best_merit = (x, y, z, s), merit
                 else:
                     stalled += 1
                 if best_key <= tol or (best_key <= ALMOST and stalled >= STALL):

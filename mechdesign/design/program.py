@@ -30,6 +30,7 @@ from .outcome import GAP_TOL, certified_result, gap_of, unsolved_result
 from .result import DesignResult, Status
 from .solvers import (
     BLOCK_IPM_OPTION,
+    AfterBlocks,
     Deadline,
     Run,
     choose_solver,
@@ -291,6 +292,8 @@ def _run_solve(prob: cp.Problem, feasible: FeasibleSet | None, name: str, option
     compile_time = float(getattr(prob, "compilation_time", None) or 0.0)
     notes = tuple(f"solver warning: {w.message}" for w in caught)
     engine = ""
+    if record is not None and isinstance(record[1], AfterBlocks):
+        notes = (*notes, record[1].note)
     if record is not None and isinstance(record[1], BlockSolution):
         raw = record[1]
         engine = "BLOCK-IPM"

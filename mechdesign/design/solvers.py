@@ -401,8 +401,24 @@ def block_runner(data: dict, time_limit: float | None, stop: threading.Event,
             return sol.certified(sol.gap)
         if time_limit is not None:
             settings.time_limit = max(0.0, float(time_limit) - (time.perf_counter() - t0))
-        return fallback()
+        gap = "no certified iterate" if sol.gap is None else f"best certified gap {sol.gap:.2g}"
+        return AfterBlocks(fallback(), (
+            f"the block-angular interior point ended {sol.status} after {sol.iterations} "
+            f"iterations and {sol.solve_time:.3g} s ({gap}, above the {GAP_TOL:g} "
+            "tolerance): Clarabel solved instead"))
     return run
+
+
+class AfterBlocks:
+    """Clarabel's answer after the block interior point fell short: every attribute is
+    the answer's (what cvxpy's Clarabel interface reads), plus ``note``, what the block
+    method did (reported in the result's notes)."""
+
+    def __init__(self, answer: Any, note: str) -> None:
+        self._answer, self.note = answer, note
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._answer, name)
 
 
 def solve_compiled(prob: cp.Problem, name: str, opts: dict) -> tuple[dict, Any]:

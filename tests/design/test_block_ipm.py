@@ -159,6 +159,8 @@ def test_clarabel_when_the_block_method_falls_short(
     monkeypatch.setattr(block_ipm, "solve_block_lp", short)
     res = grid_problem().solve()
     assert calls and res.solver == "CLARABEL" and res.status.value == "optimal"
+    assert any("ended MaxIterations after 2 iterations" in note and "Clarabel solved instead"
+               in note for note in res.notes)
 
 
 @pytest.mark.parametrize(("eps", "scale", "skew"), [
