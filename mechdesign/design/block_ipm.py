@@ -69,15 +69,17 @@ MAX_ROWS_PER_VARIABLE = 32
 factorisation to beat a general solver (pure LDP compares every pair of inputs)."""
 
 TOLERANCE = 1e-9
-"""Relative primal and dual residuals and relative duality gap at which the method stops
-(in the scaled problem): ``"Solved"``."""
+"""The iterate's measure at which the method stops with ``"Solved"``: its largest relative
+residual or duality gap (scaled problem), or, with a ``certify`` callback, its certified
+gap (at least its relative primal residual)."""
 
 ALMOST = 1e-6
-"""The best iterate's measure when the iterations stall (:data:`STALL` iterations without
-halving it) or fail numerically: at most this is ``"AlmostSolved"`` (cvxpy: optimal,
-inaccurate); the certificate downstream then measures the gap itself."""
+"""The best such measure when the iterations stall or fail numerically: at most this is
+``"AlmostSolved"`` (cvxpy: optimal, inaccurate)."""
 
 STALL = 3
+"""Iterations in a row without halving the best measure after which, once it is below
+:data:`ALMOST`, the method stops."""
 
 CERTIFY_BELOW = 1e-5
 """The measure below which :func:`solve_block_lp` asks its ``certify`` callback for the
