@@ -61,6 +61,7 @@ class LowerBound:
         m = n_eq + n_leq
         self.A = sp.csr_matrix(A)[:m]
         self.AT = self.A.T.tocsr()
+        self.A_eq = self.A[:n_eq].tocsc()
         self.b = np.asarray(b, dtype=float)[:m]
         self.c = np.asarray(c, dtype=float)
         self.n_eq = n_eq
@@ -77,7 +78,7 @@ class LowerBound:
         r = self.c + self.AT @ y
         best = _bound_at(self.b, y, r, self.low, self.high)
         if self.n_eq:  # the same with the equalities' multipliers lifted (any free y_eq)
-            lifted = _lift_equalities(self.A[:self.n_eq], r, y, self.low)
+            lifted = _lift_equalities(self.A_eq, r, y, self.low)
             best = max(best, _bound_at(self.b, lifted, self.c + self.AT @ lifted, self.low,
                                        self.high))
         return best

@@ -25,12 +25,10 @@ from typing import TYPE_CHECKING, Any
 import cvxpy as cp
 import numpy as np
 
-from .block_ipm import BlockSolution
 from .outcome import GAP_TOL, certified_result, gap_of, unsolved_result
 from .result import DesignResult, Status
 from .solvers import (
     BLOCK_IPM_OPTION,
-    AfterBlocks,
     Deadline,
     Run,
     choose_solver,
@@ -291,17 +289,10 @@ def _run_solve(prob: cp.Problem, feasible: FeasibleSet | None, name: str, option
     elapsed = time.perf_counter() - t0
     compile_time = float(getattr(prob, "compilation_time", None) or 0.0)
     notes = tuple(f"solver warning: {w.message}" for w in caught)
-    engine = ""
-    if record is not None and isinstance(record[1], AfterBlocks):
-        notes = (*notes, record[1].note)
-    if record is not None and isinstance(record[1], BlockSolution):
-        raw = record[1]
-        engine = "BLOCK-IPM"
-        notes = (*notes, f"solved by mechdesign's block-angular interior point instead of "
-                 f"Clarabel ({raw.blocks} independent blocks of at most {raw.largest_block} "
-                 f"variables coupled by the equality rows; {raw.iterations} iterations, "
-                 f"{raw.solve_time:.3g} s; relative gap {raw.gap:.2g} certified from its "
-                 "own duals)")
+    raw = None if record is None else record[1]
+    engine = getattr(raw, "engine", "")  # the block interior point (block_ipm)
+    if getattr(raw, "block_note", None):
+        notes = (*notes, raw.block_note)
     status = SOLVER_STATUS.get(prob.status, Status.SOLVER_ERROR)
     # cvxpy reads Clarabel's MaxIterations as USER_LIMIT too: only the clock tells
     timed_out = (time_limit is not None and status is not Status.OPTIMAL

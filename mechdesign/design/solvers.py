@@ -378,7 +378,8 @@ def block_runner(data: dict, time_limit: float | None, stop: threading.Event,
             or A.shape[1] < BLOCK_IPM_MIN_VARS or n_eq + n_leq != A.shape[0]):
         return fallback
     import scipy.sparse as sp
-    structure = find_blocks(sp.csr_matrix(A)[n_eq:], n_eq)
+    A = sp.csr_matrix(A)  # once, for the structure, the method and the bound
+    structure = find_blocks(A[n_eq:], n_eq)
     if structure is None:
         return fallback
 
@@ -411,11 +412,11 @@ def block_runner(data: dict, time_limit: float | None, stop: threading.Event,
 
 class AfterBlocks:
     """Clarabel's answer after the block interior point fell short: every attribute is
-    the answer's (what cvxpy's Clarabel interface reads), plus ``note``, what the block
-    method did (reported in the result's notes)."""
+    the answer's (what cvxpy's Clarabel interface reads), plus ``block_note``, what the
+    block method did (reported in the result's notes)."""
 
     def __init__(self, answer: Any, note: str) -> None:
-        self._answer, self.note = answer, note
+        self._answer, self.block_note = answer, note
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._answer, name)

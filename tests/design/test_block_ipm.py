@@ -114,9 +114,14 @@ def test_deadline_and_interrupt() -> None:
         solve_block_lp(c, A, b, n_eq, s, stop=lambda: True)
 
 
-def grid_problem(n: int = 12) -> DesignProblem:
+def grid(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The points of an n x n grid and their Euclidean distances."""
     pts = np.array([(i, j) for i in range(n) for j in range(n)], dtype=float)
-    D = np.linalg.norm(pts[:, None] - pts[None, :], axis=-1)
+    return pts, np.linalg.norm(pts[:, None] - pts[None, :], axis=-1)
+
+
+def grid_problem(n: int = 12) -> DesignProblem:
+    _, D = grid(n)
     return DesignProblem(privacy=MetricDP(1.0, D, spanner=1.1),
                          objective=ExpectedLoss(D, np.full(n * n, 1 / (n * n))),
                          symmetry=grid_symmetries(n, n))
@@ -171,8 +176,7 @@ def test_design_range(small_blocks: None, eps: float, scale: float, skew: bool) 
     uniform (weights falling with the distance to the centre): the block method's
     certified value equals HiGHS simplex's on the same 12 x 12 spanner grid."""
     n = 12
-    pts = np.array([(i, j) for i in range(n) for j in range(n)], dtype=float)
-    D = np.linalg.norm(pts[:, None] - pts[None, :], axis=-1)
+    pts, D = grid(n)
     prior = np.ones(n * n)
     if skew:
         prior = np.exp(-np.linalg.norm(pts - (n - 1) / 2, axis=1))
