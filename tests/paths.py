@@ -3,5 +3,5 @@
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-PROBLEMS = REPOSITORY / "mechdesign" / "problems"
+PROBLEMS = REPOSITORY / "problems"
 EXAMPLES = REPOSITORY / "examples"

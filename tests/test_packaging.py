@@ -97,21 +97,53 @@ def test_py_typed_marker_is_in_the_package():
     assert (REPOSITORY / "mechdesign" / "py.typed").is_file()
 
 
-@pytest.mark.slow
-def test_the_wheel_ships_problem_files_license_and_py_typed(tmp_path):
-    """``pip install .`` installs what the wheel holds: build it and look inside."""
+def test_the_problem_files_have_one_copy_at_the_top_level():
+    # problems/ is their home; the package holds no second copy (the wheel maps the folder
+    # to mechdesign/problems/, below)
+    assert PROBLEMS == REPOSITORY / "problems"
+    assert (PROBLEMS / "README.md").is_file()
+    assert not (REPOSITORY / "mechdesign" / "problems").exists()
+
+
+def test_the_problem_readme_has_one_line_per_file():
+    readme = (PROBLEMS / "README.md").read_text(encoding="utf-8")
+    rows = [line for line in readme.splitlines() if line.startswith("| `")]
+    named = [line.split("`")[1] for line in rows]
+    assert sorted(named) == sorted(p.name for p in PROBLEMS.glob("*.toml"))  # each once
+    for row in rows:
+        assert "job 1" in row or "job 2" in row or "job 3" in row, row
+
+
+def _wheel(folder) -> set[str]:
+    """Build the wheel of the working tree into ``folder``; the names it holds."""
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-                           str(REPOSITORY), "-w", str(tmp_path)],
+                           str(REPOSITORY), "-w", str(folder)],
                           capture_output=True, text=True, timeout=600, check=False)
     if done.returncode != 0:
         pytest.fail(f"pip wheel failed: {done.stderr[-2000:]}")
-    (wheel,) = tmp_path.glob("mechdesign-*.whl")
-    names = set(zipfile.ZipFile(wheel).namelist())
-    for name in example_names():
-        assert f"mechdesign/problems/{name}.toml" in names
+    (wheel,) = folder.glob("mechdesign-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        return set(zf.namelist())
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_problem_files_license_and_py_typed(tmp_path):
+    """``pip install .`` installs what the wheel holds: build it and look inside."""
+    names = _wheel(tmp_path)
+    # exactly the files of the top-level problems/ folder, as mechdesign/problems/
+    shipped = {n.removeprefix("mechdesign/problems/") for n in names
+               if n.startswith("mechdesign/problems/")}
+    assert shipped == {p.name for p in PROBLEMS.iterdir() if p.is_file()}
+    assert {f"{name}.toml" for name in example_names()} <= shipped
+    assert not any(n.startswith("problems/") for n in names)
+    # every module of the package, and nothing from outside it
+    modules = {p.relative_to(REPOSITORY).as_posix()
+               for p in (REPOSITORY / "mechdesign").rglob("*.py")}
+    assert modules <= names
     assert "mechdesign/py.typed" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
-    assert not any(n.startswith(("tests/", "benchmarks/")) for n in names)
+    assert {n.split("/")[0] for n in names} == {"mechdesign", next(
+        n.split("/")[0] for n in names if ".dist-info/" in n)}
 
 
 def _release(version: str) -> tuple[int, ...]:

@@ -1,8 +1,10 @@
-"""The built-in problem files: literature instances shipped inside the package
-(``mechdesign/problems/*.toml``), each with its reference value and source in ``[expected]``.
+"""The built-in problem files: literature instances, each with its reference value and
+source in ``[expected]``.
 
+Their one copy is the repository's top-level ``problems/`` folder; the wheel ships it as the
+package data ``mechdesign/problems/`` (``pyproject.toml``, ``[tool.setuptools]``).
 ``mechdesign solve --example krr_hamming`` and ``load_example("krr_hamming")`` read them
-from any working directory; ``mechdesign examples`` lists them.
+from any working directory, installed or editable; ``mechdesign examples`` lists them.
 """
 
 from __future__ import annotations
@@ -16,8 +18,24 @@ from ..errors import InvalidParameterError
 if TYPE_CHECKING:
     from .problems import ProblemFile
 
-EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "problems"
-"""The folder of the built-in problem files (package data)."""
+
+def _examples_dir() -> Path:
+    """The folder of the built-in problem files.
+
+    An installed wheel holds them in the package (``mechdesign/problems/``); a source
+    checkout (an editable install, or the repository on ``sys.path``) at the top level,
+    beside the package (``problems/``).
+    """
+    package = Path(__file__).resolve().parent.parent
+    installed = package / "problems"
+    if any(installed.glob("*.toml")):
+        return installed
+    return package.parent / "problems"
+
+
+EXAMPLES_DIR = _examples_dir()
+"""The folder of the built-in problem files: ``mechdesign/problems/`` in an installed wheel,
+the repository's ``problems/`` in a source checkout."""
 
 
 def example_names() -> list[str]:
