@@ -178,16 +178,16 @@ def cmd_compare_warner(args: argparse.Namespace) -> int:
             "mechanism": [_clean(r) for r in _mechanism_rows(c.rows, a)],
             "grid": [_clean(r) for r in _grid_rows(c.fig12, "1-2") + _grid_rows(c.fig3, "3")],
             "figures": written}, indent=2))
-        _write(c, args.out, planned, True)
+        _write(c, args.out, planned, True, force=args.force)
         return 0
 
     print_comparison(c)
-    _write(c, args.out, planned, False)
+    _write(c, args.out, planned, False, force=args.force)
     return 0
 
 
 def _write(c: WarnerComparison, folder: str | None, planned: list[Path],
-           json_mode: bool) -> None:
+           json_mode: bool, *, force: bool) -> None:
     """Figs 1-5, each written atomically after the results print (the folder is made if
     needed)."""
     if not planned:
@@ -197,7 +197,7 @@ def _write(c: WarnerComparison, folder: str | None, planned: list[Path],
     make_folder(folder)
     figs = make_figures(c)
     write_planned([(path, save_figure(figs[path.name], 120)) for path in planned],
-                  to_stderr=json_mode)
+                  force=force, to_stderr=json_mode)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -107,7 +107,7 @@ def cmd_compose(args: argparse.Namespace) -> int:
             "results": [jsonable(asdict(r)) for r in results],
             "bounds": [b for r in results for b in _bound_dicts(eps0, k, r)],
             "plot": None if out is None else str(out)}, indent=2))
-        _write(comp, eps0, out, True, m.name or "mechanism", marks)
+        _write(comp, eps0, out, True, m.name or "mechanism", marks, force=args.force)
         return 0
     print(_header(m, k, eps0))
     if results:
@@ -120,12 +120,12 @@ def cmd_compose(args: argparse.Namespace) -> int:
         worst = results[0]
         print(f"worst input pair {worst.worst_pair}; {worst.n_pairs} distinct pair "
               f"distribution(s); {worst.n_atoms} atoms")
-    _write(comp, eps0, out, False, m.name or "mechanism", marks)
+    _write(comp, eps0, out, False, m.name or "mechanism", marks, force=args.force)
     return 0
 
 
 def _write(comp: Composition, eps0: float, out: Path | None, json_mode: bool, title: str,
-           marks: list[tuple[float, float]]) -> None:
+           marks: list[tuple[float, float]], *, force: bool) -> None:
     """The privacy profile plot (when asked), written atomically after the results print."""
     if out is None:
         return
@@ -133,7 +133,7 @@ def _write(comp: Composition, eps0: float, out: Path | None, json_mode: bool, ti
 
     fig = plot_privacy_profile(comp, epsilon0=eps0, marks=marks,
                                title=f"{title}, {comp.k}-fold: privacy profile")
-    write_planned([(out, save_figure(fig, 110))], to_stderr=json_mode)
+    write_planned([(out, save_figure(fig, 110))], force=force, to_stderr=json_mode)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

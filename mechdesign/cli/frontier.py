@@ -77,7 +77,7 @@ def cmd_frontier(args: argparse.Namespace) -> int:
         from ..plotting import plot_frontier
 
         fig = plot_frontier(f, families, problem=pf)
-        write_planned([(out, save_figure(fig, 120))], to_stderr=args.json)
+        write_planned([(out, save_figure(fig, 120))], force=args.force, to_stderr=args.json)
     bad = [float(e) for e, r in zip(f.epsilons, f.results, strict=True)
            if r.certificate is None or not r.certificate.met]
     if bad:

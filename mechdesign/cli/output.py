@@ -2,12 +2,16 @@
 
 Output files follow one policy (:func:`plan_outputs` before computing, :func:`write_atomic`
 after printing): validated up front, never replacing an input of the run, replacing an
-existing file only with ``--force``, written to a temporary name and moved into place.
+existing file only with ``--force``, written to a temporary name and moved into place. Without
+``--force`` the move is an atomic create-if-absent, so of two runs racing for one name exactly
+one publishes it and the other raises :class:`OutputExistsError`, its result kept beside.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import math
 import os
 import sys
@@ -16,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import FileFormatError, InvalidParameterError
+from ..errors import FileFormatError, InvalidParameterError, MechdesignError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -223,11 +227,110 @@ def _umask_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_atomic(path: str | os.PathLike[str], writer: Callable[[Path], object]) -> Path:
+class OutputExistsError(MechdesignError, FileExistsError):
+    """An output file appeared between the run's early check and its publishing (another run
+    wrote the same ``--out``); this run's files are kept under other names, never dropped.
+
+    Parameters
+    ----------
+    kept : sequence of (Path, Path)
+        ``(destination, kept_as)`` for each file this run did not publish.
+
+    Attributes
+    ----------
+    path : Path
+        The first destination that was taken.
+    kept : tuple of (Path, Path)
+        As given.
+    """
+
+    def __init__(self, kept: Sequence[tuple[Path, Path]]) -> None:
+        self.kept = tuple((Path(d), Path(k)) for d, k in kept)
+        self.path = self.kept[0][0]
+        taken, saved = self.kept[0]
+        text = (f"{str(taken)!r} was created by another writer while this run computed; this "
+                f"run's file is kept as {str(saved)!r}")
+        for d, k in self.kept[1:]:
+            text += f", {str(d)!r} as {str(k)!r}"
+        super().__init__(text + " (pass --force to replace)")
+
+
+_LINK_UNSUPPORTED = frozenset(
+    e for e in (getattr(errno, name, None) for name in
+                ("EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV"))
+    if e is not None)
+"""Errors of :func:`os.link` that mean "no hard links on this file system" (FAT, some network
+and FUSE file systems): publishing falls back to ``O_EXCL``."""
+
+
+def _create_if_absent(tmp: Path, dest: Path) -> bool:
+    """Give the finished ``tmp`` the name ``dest`` only if no file (or link) has that name,
+    atomically; False (``tmp`` untouched) if it has one.
+
+    :func:`os.link` creates ``dest`` or fails with EEXIST in one system call, and the file is
+    complete when its name appears; ``tmp`` is then unlinked. Where hard links are
+    unsupported, the name is reserved with ``os.open(dest, O_CREAT | O_EXCL)`` and ``tmp``
+    renamed onto the (empty) placeholder; a failure in between removes the placeholder.
+    """
+    if not hasattr(os, "link"):
+        return _reserve_and_rename(tmp, dest)
+    try:
+        os.link(tmp, dest)
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        if exc.errno not in _LINK_UNSUPPORTED:
+            raise
+        return _reserve_and_rename(tmp, dest)
+    with contextlib.suppress(OSError):  # dest is published; a stray temporary is harmless
+        tmp.unlink()
+    return True
+
+
+def _reserve_and_rename(tmp: Path, dest: Path) -> bool:
+    """The ``O_EXCL`` fallback of :func:`_create_if_absent`."""
+    try:
+        fd = os.open(dest, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return False
+    try:
+        mine = os.fstat(fd)
+        os.close(fd)
+        os.replace(tmp, dest)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            now = os.lstat(dest)
+            if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):
+                os.unlink(dest)  # only our empty placeholder, never another writer's file
+        raise
+    return True
+
+
+def kept_name(dest: Path, n: int) -> Path:
+    """The name under which a result that lost ``dest`` is kept: ``STEM.PID.N.SUFFIX`` beside
+    it (the suffix last, so the file still opens as what it is)."""
+    return dest.with_name(f"{dest.stem}.{os.getpid()}.{n}{dest.suffix}")
+
+
+def _keep(tmp: Path, dest: Path) -> Path:
+    """Publish ``tmp`` beside ``dest`` under the first free :func:`kept_name`."""
+    n = 1
+    while not _create_if_absent(tmp, kept_name(dest, n)):
+        n += 1
+    return kept_name(dest, n)
+
+
+def write_atomic(path: str | os.PathLike[str], writer: Callable[[Path], object], *,
+                 force: bool = False, keep_only: bool = False) -> Path:
     """Write ``path`` all at once: ``writer(tmp)`` writes a temporary file in the same
     folder (same suffix, so writers that dispatch on it work), which is flushed to disk and
-    moved onto ``path`` with :func:`os.replace`. On any failure (or an interrupt) the
-    temporary file is removed and an existing ``path`` is left as it was.
+    published under ``path``. On any failure (or an interrupt) the temporary file is removed
+    and ``path`` is left as it was (absent, or the old file): never a partial file.
+
+    Publishing is :func:`os.replace` with ``force``; without it an atomic create-if-absent
+    (:func:`os.link`, or ``O_EXCL`` where links are unsupported): if ``path`` exists by
+    then (another run published it after this run's early check), the finished file is kept
+    beside it under :func:`kept_name` and :class:`OutputExistsError` names both.
 
     Parameters
     ----------
@@ -235,6 +338,11 @@ def write_atomic(path: str | os.PathLike[str], writer: Callable[[Path], object])
         The destination.
     writer : callable
         Called with the temporary path; writes the whole file there.
+    force : bool
+        Replace an existing ``path`` (``--force``).
+    keep_only : bool
+        Do not try ``path``: keep the file under :func:`kept_name` and raise (the rest of a
+        run whose earlier file was taken, see :func:`write_planned`).
 
     Returns
     -------
@@ -243,6 +351,8 @@ def write_atomic(path: str | os.PathLike[str], writer: Callable[[Path], object])
 
     Raises
     ------
+    OutputExistsError
+        ``path`` exists (without ``force``); the message names the kept file.
     OSError
         Naming ``path`` when the write fails (disk full, permissions, ...).
     """
@@ -258,7 +368,12 @@ def write_atomic(path: str | os.PathLike[str], writer: Callable[[Path], object])
         os.chmod(tmp, _umask_mode())
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
-        os.replace(tmp, dest)
+        if force and not keep_only:
+            os.replace(tmp, dest)
+        elif keep_only or not _create_if_absent(tmp, dest):
+            raise OutputExistsError([(dest, _keep(tmp, dest))])
+    except OutputExistsError:
+        raise
     except OSError as exc:
         _remove(tmp)
         reason = exc.strerror or str(exc)
@@ -279,16 +394,47 @@ def _remove(path: Path | None) -> None:
         pass
 
 
-def write_planned(writers: Sequence[tuple[Path, Callable[[Path], object]]], *,
+def write_planned(writers: Sequence[tuple[Path, Callable[[Path], object]]], *, force: bool,
                   to_stderr: bool = False) -> list[Path]:
     """Write each ``(path, writer)`` with :func:`write_atomic`, in order, printing
     ``wrote PATH`` after each (to stderr when stdout holds JSON). Call it after the results
-    are printed: stdout is flushed first, so the results are out even if a write fails."""
+    are printed: stdout is flushed first, so the results are out even if a write fails.
+
+    Without ``force``, once one path turns out taken (another run published it since the
+    early check), this run's remaining files are kept beside theirs too, so the published
+    set never mixes two runs; one :class:`OutputExistsError` then names every kept file.
+
+    Parameters
+    ----------
+    writers : sequence of (Path, callable)
+        Destinations and their writers, as :func:`write_atomic` takes them.
+    force : bool
+        Replace existing files (``--force``); the caller passes its ``args.force``.
+    to_stderr : bool
+        Print the ``wrote`` lines on stderr.
+
+    Returns
+    -------
+    list of Path
+        The paths written.
+
+    Raises
+    ------
+    OutputExistsError
+        Some path was taken; every file of this run is on disk, under the names it lists.
+    """
     sys.stdout.flush()
-    done = []
+    done: list[Path] = []
+    kept: list[tuple[Path, Path]] = []
     for path, writer in writers:
-        done.append(write_atomic(path, writer))
+        try:
+            done.append(write_atomic(path, writer, force=force, keep_only=bool(kept)))
+        except OutputExistsError as exc:
+            kept.extend(exc.kept)
+            continue
         print(f"wrote {path}", file=sys.stderr if to_stderr else sys.stdout, flush=True)
+    if kept:
+        raise OutputExistsError(kept)
     return done
 
 

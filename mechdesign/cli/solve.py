@@ -149,7 +149,7 @@ def _print_mechanism(mech: Mechanism | EvidentialMechanism) -> None:
 
 
 def _write(planned: tuple[Path, Path], mech: Mechanism | EvidentialMechanism, title: str,
-           json_mode: bool) -> None:
+           json_mode: bool, *, force: bool) -> None:
     """The matrix and its heatmap, each written atomically, after the report is printed."""
     from ..io import save_mechanism
     from ..plotting import plot_heatmap
@@ -157,7 +157,7 @@ def _write(planned: tuple[Path, Path], mech: Mechanism | EvidentialMechanism, ti
     matrix, png = planned
     fig = plot_heatmap(mech, title)
     write_planned([(matrix, lambda tmp: save_mechanism(mech, tmp)),
-                   (png, save_figure(fig, 120))], to_stderr=json_mode)
+                   (png, save_figure(fig, 120))], force=force, to_stderr=json_mode)
 
 
 DEFAULT_TIME_LIMIT = 600.0
@@ -201,10 +201,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
         for w in solver_warnings:
             print(f"solver warning: {w}")
     if planned is not None and mech is not None:
-        _write(planned, mech, f"{pf.title}: value {res.value:.6g}", args.json)
+        _write(planned, mech, f"{pf.title}: value {res.value:.6g}", args.json,
+               force=args.force)
     if oracle_out:
         text = json.dumps(oracle.to_dict(), indent=2)
-        write_planned([(planned[0], lambda tmp: tmp.write_text(text))], to_stderr=args.json)
+        write_planned([(planned[0], lambda tmp: tmp.write_text(text))], force=args.force,
+                      to_stderr=args.json)
     problems = []
     certified = res.certificate is not None and res.certificate.met
     if mech is None and not (certified and res.status is Status.OPTIMAL):

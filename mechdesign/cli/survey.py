@@ -104,7 +104,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return 0
     print(f"{_describe(randomizer)}: {len(values)} reports")
-    write_planned([(out, lambda tmp: tmp.write_text(text))])
+    write_planned([(out, lambda tmp: tmp.write_text(text))], force=args.force)
     return 0
 
 
@@ -141,7 +141,8 @@ def cmd_estimate(args: argparse.Namespace) -> int:
             print(f"... {len(rows) - len(shown)} more values (--all, --json or --out FILE "
                   "has them all)")
     if out is not None:
-        write_planned([(out, lambda tmp: _write_table(tmp, record))], to_stderr=args.json)
+        write_planned([(out, lambda tmp: _write_table(tmp, record))], force=args.force,
+                      to_stderr=args.json)
     return 0
 
 

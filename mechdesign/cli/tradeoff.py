@@ -126,7 +126,7 @@ def cmd_tradeoff(args: argparse.Namespace) -> int:
             "convex": curve.is_convex,
             "breakpoints": [{"alpha": a, "beta": b} for a, b in curve.as_rows()],
             "png": str(out) if out else None}, indent=2))
-        _write(out, curve, ref_eps, ref_delta, title, True, mu)
+        _write(out, curve, ref_eps, ref_delta, title, True, mu, force=args.force)
         return 0
     print(describe_mechanism(m))
     print(f"{kind} trade-off {curve.label}, k = {args.k}: {len(curve)} breakpoints"
@@ -144,7 +144,7 @@ def cmd_tradeoff(args: argparse.Namespace) -> int:
         print_table([rows[i] for i in shown], header)
         print(f"{len(shown)} of {len(rows)} breakpoints, spread over alpha (--table prints "
               "all, --json gives them as numbers)")
-    _write(out, curve, ref_eps, ref_delta, title, False, mu)
+    _write(out, curve, ref_eps, ref_delta, title, False, mu, force=args.force)
     return 0
 
 
@@ -158,7 +158,7 @@ def _spread(alphas: np.ndarray, count: int) -> list[int]:
 
 
 def _write(out: Path | None, curve: TradeoffCurve, ref_eps: float, ref_delta: float,
-           title: str, json_mode: bool, mu: float | None) -> None:
+           title: str, json_mode: bool, mu: float | None, *, force: bool) -> None:
     """The PNG of the curve (when asked), written atomically after the results print; a
     composed curve (``mu`` given) with its CLT approximation and a log-alpha panel."""
     if out is None:
@@ -167,7 +167,7 @@ def _write(out: Path | None, curve: TradeoffCurve, ref_eps: float, ref_delta: fl
 
     fig = plot_tradeoff({curve.label: curve}, ref_eps, reference_delta=ref_delta, title=title,
                         gaussian_mu=mu, log_panel=mu is not None)
-    write_planned([(out, save_figure(fig, 120))], to_stderr=json_mode)
+    write_planned([(out, save_figure(fig, 120))], force=force, to_stderr=json_mode)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
