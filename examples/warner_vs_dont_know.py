@@ -7,12 +7,16 @@ The command and this example call the same two functions:
 ``mechdesign.studies.warner_comparison.compare_warner`` (every number) and
 ``mechdesign.studies.figures.write_figures`` (fig1.png ... fig5.png).
 
-    python examples/warner_vs_dont_know.py [OUT_DIR]      (default: ./warner_figures)
+``--fast`` (or ``MECHDESIGN_FAST=1``) simulates 100 surveys per point on a smaller grid
+instead of 1000 on the paper's.
+
+    python examples/warner_vs_dont_know.py [--fast] [OUT_DIR]   (default: out/warner_figures)
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,7 +29,7 @@ from mechdesign.studies.warner_comparison import compare_warner
 P, Q, PI, N, REPS, SEED = 0.6, 0.2, 0.3, 100, 1000, 2022
 
 
-def main(out_dir: str = "warner_figures", *, p: float = P, q: float = Q, pi: float = PI,
+def main(out_dir: str = "out/warner_figures", *, p: float = P, q: float = Q, pi: float = PI,
          n: int = N, reps: int = REPS, seed: int = SEED,
          cs: Sequence[float] = FIGURE_C, epsilons: Sequence[float] = FIGURE_EPSILONS,
          fig3_n: Sequence[int] = FIGURE3_N, progress: bool = True) -> list[Path]:
@@ -51,5 +55,14 @@ def main(out_dir: str = "warner_figures", *, p: float = P, q: float = Q, pi: flo
     return written
 
 
+FAST = {"reps": 100, "cs": (1.0, 0.9, 0.7, 0.5), "epsilons": (0.5, 1.0, 2.0, 3.0),
+        "fig3_n": (10, 100, 1000)}
+"""The ``--fast`` setting: fewer simulated surveys per point, a smaller grid."""
+
 if __name__ == "__main__":
-    main(*sys.argv[1:2])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out_dir", nargs="?", default="out/warner_figures")
+    parser.add_argument("--fast", action="store_true", help="a quicker, coarser run")
+    args = parser.parse_args()
+    fast = args.fast or os.environ.get("MECHDESIGN_FAST") == "1"
+    main(args.out_dir, **(FAST if fast else {}))
