@@ -7,6 +7,11 @@ is the attacker: on one half of the timings it learns the best threshold (and si
 two secrets, on the other half it guesses the secret from the time alone. An input-independent
 implementation leaves it at 50% up to sampling error (standard deviation
 ``sqrt(0.25 / n_test)``).
+
+The test suite passes :class:`WorkClock` as the clock (Python lines run and random bytes
+drawn: deterministic, so the check holds on a busy machine); the wall-clock measurement is
+``benchmarks/sampler_timing.py``. :class:`FakeClock` stands in for ``time.monotonic`` in
+tests of time limits, which then stop after a chosen event instead of after real seconds.
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ from __future__ import annotations
 import bisect
 import gc
 import os
+import sys
 import time
+import types
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -23,16 +30,33 @@ import numpy as np
 
 
 def time_calls(fn: Callable[[Any], object], secrets: Sequence[Any], n: int, seed: int = 0,
-               warmup: int = 200) -> tuple[np.ndarray, np.ndarray]:
-    """Times (ns) of ``n`` single calls ``fn(s)`` per secret, interleaved at random; returns
+               warmup: int = 200, clock: Callable[[], int] = time.perf_counter_ns
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Times of ``n`` single calls ``fn(s)`` per secret, interleaved at random; returns
     ``(times, labels)`` with ``labels`` the index of the secret of each call. The garbage
-    collector is paused while timing."""
+    collector is paused while timing.
+
+    Parameters
+    ----------
+    fn : callable
+        The call under test, ``fn(secret)``.
+    secrets : sequence
+        The secrets; labels are their indices.
+    n : int
+        Calls per secret.
+    seed : int
+        Seed of the interleaving.
+    warmup : int
+        Untimed calls first.
+    clock : callable
+        Read before and after each call: ``time.perf_counter_ns`` (nanoseconds, the
+        default), or a deterministic :class:`WorkClock`.
+    """
     rng = np.random.default_rng(seed)
     labels = rng.permutation(np.repeat(np.arange(len(secrets)), n))
     for i in range(warmup):
         fn(secrets[i % len(secrets)])
     times = np.empty(labels.size, dtype=np.int64)
-    clock = time.perf_counter_ns
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -94,3 +118,90 @@ class BisectionSampler:
             r = int.from_bytes(os.urandom(nbytes), "little")
             if r < limit:
                 return bisect.bisect_right(cum, r % total)
+
+
+class WorkClock:
+    """A deterministic clock for :func:`time_calls`: the Python lines executed and the bytes
+    drawn from :func:`os.urandom` since the clock was entered (one unit each).
+
+    Inside ``with WorkClock() as clock:`` every line event of the current thread (through
+    :func:`sys.settrace`) and every byte of ``os.urandom`` advance ``clock()``. A call whose
+    count depends on its secret has a control flow or a randomness consumption that does;
+    the count does not see work inside one line (integer sizes, C loops), which only the
+    wall-clock measurement (``benchmarks/sampler_timing.py``) sees.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._saved: tuple[Any, Any] | None = None
+
+    def __call__(self) -> int:
+        return self.count
+
+    def _trace(self, frame: types.FrameType, event: str, arg: object) -> Any:
+        self.count += 1
+        return self._trace
+
+    def __enter__(self) -> WorkClock:
+        real = os.urandom
+
+        def counted(n: int) -> bytes:
+            self.count += n
+            return real(n)
+
+        self._saved = (sys.gettrace(), real)
+        os.urandom = counted
+        sys.settrace(self._trace)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._saved is None:
+            return
+        previous, real = self._saved
+        sys.settrace(previous)
+        os.urandom = real
+        self._saved = None
+
+
+class FakeClock:
+    """A stand-in for the clock a time limit reads: it stands still until :meth:`advance`
+    moves it (or moves ``step`` seconds at every read).
+
+    A test patches it into the module under test, e.g.
+    ``monkeypatch.setattr(solvers, "time", clock.time_module())``, and advances it at a
+    chosen event (after the first round's solve, say), so "a time limit stops the solve" is
+    tested without measuring real time, the same on an idle and on a busy machine.
+
+    Parameters
+    ----------
+    start : float
+        The first reading (seconds).
+    step : float
+        Seconds added after every reading (0: only :meth:`advance` moves it).
+    """
+
+    def __init__(self, start: float = 1000.0, step: float = 0.0) -> None:
+        self.now = float(start)
+        self.step = float(step)
+        self.reads = 0
+
+    def __call__(self) -> float:
+        value = self.now
+        self.reads += 1
+        self.now += self.step
+        return value
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock forward by ``seconds``."""
+        self.now += seconds
+
+    def time_module(self) -> types.SimpleNamespace:
+        """A replacement for a module's ``time``: ``monotonic``, ``perf_counter`` and
+        ``time`` read this clock, ``sleep`` advances it, everything else is the real
+        :mod:`time`."""
+        fake = types.SimpleNamespace(**{k: getattr(time, k) for k in dir(time)
+                                        if not k.startswith("_")})
+        fake.monotonic = fake.perf_counter = fake.time = self
+        fake.monotonic_ns = fake.perf_counter_ns = lambda: int(self() * 1e9)
+        fake.sleep = self.advance
+        return fake

@@ -59,12 +59,15 @@ def test_an_input_of_the_run_is_never_replaced(tmp_path, capsys):
     assert (tmp_path / "L.csv").read_text() == before
 
 
-def test_a_bad_suffix_is_refused_before_computing(tmp_path, capsys):
-    t0 = time.perf_counter()
+def test_a_bad_suffix_is_refused_before_computing(tmp_path, capsys, monkeypatch):
+    import mechdesign.frontier
+
+    computed = []
+    monkeypatch.setattr(mechdesign.frontier, "frontier", lambda *a, **k: computed.append(a))
     code, stdout, err = run(["frontier", KRR, "--eps", "0.5:2:4", "--out",
                              tmp_path / "f.xyz"], capsys)
     assert code == 2 and ".xyz" in err and stdout == ""
-    assert time.perf_counter() - t0 < 5
+    assert computed == []  # refused before the frontier is computed (not timed)
     assert not list(tmp_path.iterdir())
 
 
@@ -218,7 +221,7 @@ def test_no_frontier_worker_outlives_its_parent(tmp_path, sig):
     proc.communicate(timeout=30)
     if sig == signal.SIGTERM:
         assert proc.returncode == 143
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # a liveness bound: the loop ends when they are gone
     while time.monotonic() < deadline and any(_alive(w) for w in workers):
         time.sleep(0.2)
     left = [w for w in workers if _alive(w)]

@@ -6,7 +6,6 @@ import dataclasses
 import importlib.util
 import json
 import math
-import time
 
 import pytest
 
@@ -115,10 +114,8 @@ def test_example_writes_the_five_figures_and_the_table(tmp_path, capsys):
     spec = importlib.util.spec_from_file_location("warner_vs_dont_know", EXAMPLE)
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
-    t0 = time.perf_counter()
     written = example.main(str(tmp_path / "figs"), reps=20, cs=[1.0, 0.6], epsilons=[1.0, 3.0],
-                           fig3_n=[10, 100], progress=False)
-    assert time.perf_counter() - t0 < 10
+                           fig3_n=[10, 100], progress=False)  # small on purpose (not timed)
     assert [p.name for p in written] == list(FIGURES)
     text = capsys.readouterr().out
     for name in FIGURES:

@@ -9,7 +9,6 @@ an optimal result beyond that gap.
 from __future__ import annotations
 
 import math
-import os
 import signal
 import subprocess
 import sys
@@ -200,17 +199,25 @@ def test_infeasibility_with_user_constraints_is_confirmed_by_a_second_solver():
 
 
 # ------------------------------------------------------------------------ time and Ctrl-C
-def test_time_limit_stops_the_solve_and_names_the_limit():
+def test_time_limit_stops_the_solve_and_names_the_limit(monkeypatch):
     # the global program (a worst-case loss: about 4 s with HiGHS at this size)
+    from mechdesign.design.program import Program
+
+    attempts = []
+    real = Program.run
+
+    def counted(self, name, *args, **kwargs):
+        attempts.append(name)
+        return real(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(Program, "run", counted)
     L = np.random.default_rng(0).random((120, 120))
-    t0 = time.perf_counter()
     res = md.DesignProblem(md.LDP(1.0), md.WorstCaseLoss(L)).solve(solver="HIGHS",
                                                                    time_limit=0.2)
-    elapsed = time.perf_counter() - t0
     assert res.status is Status.SOLVER_ERROR and res.value is None
     with pytest.raises(SolverFailedError, match=r"time limit of 0.2 s"):
         res.mechanism  # noqa: B018
-    assert elapsed < 10  # building the LP and one time-limited attempt, no re-solves
+    assert attempts == ["HIGHS"]  # one time-limited attempt, no re-solves (counted)
 
 
 def test_a_second_method_gets_as_long_as_the_first_solve(monkeypatch):
@@ -242,17 +249,21 @@ def test_re_solves_share_the_time_limit(monkeypatch):
     # FINDING: every re-solve got the whole time_limit (up to three times it in all: a
     # 28 x 28 spanner grid was still in its HiGHS re-solve after 7 minutes of Clarabel and
     # HiGHS). Now the first solve and its re-solves share one budget
+    from mechdesign.design import solvers
     from mechdesign.design.program import Program
     from mechdesign.design.solvers import Run
+    from mechdesign.testing.timing import FakeClock
 
     limits = []
+    clock = FakeClock()  # the clock the shared budget reads: each solve takes 0.3 s on it
 
     def slow_and_doubtful(self, name, options, runner=None, time_limit=None, spec=None,
                           with_solution=True):
         limits.append(time_limit)
-        time.sleep(0.3)
+        clock.advance(0.3)
         return Run(name, Status.SOLVER_ERROR, "", 0.3)
 
+    monkeypatch.setattr(solvers, "time", clock.time_module())
     monkeypatch.setattr(Program, "run", slow_and_doubtful)
     prob = md.DesignProblem(md.LDP(1.0), md.WorstCaseLoss(md.losses.hamming(3)))
     prob.solve(time_limit=0.5)
@@ -267,18 +278,21 @@ def test_time_limit_must_be_a_positive_number(bad):
             time_limit=bad)
 
 
-# The script announces "native" from inside the solver's own call (HiGHS's run, Clarabel's
-# solve), so the signal is sent while the native code runs, whatever the machine's speed.
+# The script announces "native" and the thread it runs in from inside the solver's own call
+# (HiGHS's run, Clarabel's solve), so the signal is sent while the native code runs, whatever
+# the machine's speed.
 _ANNOUNCE_NATIVE = {
     "HIGHS": """
+        import threading
         import highspy
         _run = highspy.Highs.run
         def run(self, *a, **k):
-            print("native", flush=True)
+            print("native", threading.current_thread().name, flush=True)
             return _run(self, *a, **k)
         highspy.Highs.run = run
     """,
     "CLARABEL": """
+        import threading
         import clarabel
         _Solver = clarabel.DefaultSolver
         class Announced:  # clarabel's solver class cannot be patched: wrap what cvxpy calls
@@ -287,7 +301,7 @@ _ANNOUNCE_NATIVE = {
             def set_termination_callback(self, f):
                 self._s.set_termination_callback(f)
             def solve(self):
-                print("native", flush=True)
+                print("native", threading.current_thread().name, flush=True)
                 return self._s.solve()
         clarabel.DefaultSolver = Announced
     """,
@@ -296,10 +310,12 @@ _ANNOUNCE_NATIVE = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("solver", "k"), [("HIGHS", 25), ("CLARABEL", 30)])
-def test_ctrl_c_interrupts_a_native_solve_within_a_second(solver, k):
+def test_ctrl_c_interrupts_a_native_solve_from_the_main_thread(solver, k):
     # FINDING: Ctrl-C was ignored until the native call returned (a 4-point metric LP sat
     # in HiGHS for 400 s). The solve now runs in a worker thread with the solvers'
-    # interrupt callbacks; the main thread raises KeyboardInterrupt at once. (eps, delta)-LDP
+    # interrupt callbacks; the main thread only waits, so it raises KeyboardInterrupt at
+    # once (checked structurally: the native call runs off the main thread; how fast is not
+    # asserted, it depends on the machine's load). (eps, delta)-LDP
     # on k inputs: about 10 s (HiGHS simplex, k = 25) and 8 s (Clarabel, k = 30) of native
     # solving on the 2-core machine, so the signal lands mid-solve.
     script = textwrap.dedent(_ANNOUNCE_NATIVE[solver]) + textwrap.dedent(f"""
@@ -319,16 +335,14 @@ def test_ctrl_c_interrupts_a_native_solve_within_a_second(solver, k):
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    assert proc.stdout.readline().strip() == "native"
+    announced = proc.stdout.readline().split()
+    assert announced[0] == "native" and announced[1:] != ["MainThread"], announced
     time.sleep(0.5)
-    sent = time.perf_counter()
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
-    waited = time.perf_counter() - sent
     assert "finished" not in out, f"{solver} finished within 0.5 s: the problem is too small"
     assert proc.returncode == 3, err
     assert "interrupted" in out
-    assert waited < 3.0 + (os.cpu_count() == 1)
 
 
 # ------------------------------------------------------------------------ helpers honest
@@ -369,17 +383,24 @@ def test_gap_is_computed_on_the_returned_matrix_not_the_solver_value():
 
 # ------------------------------------------------------------------------ sizes and epsilons
 @pytest.mark.parametrize("k", [3000, 5000])
-def test_a_design_too_large_for_memory_is_refused_before_building(k):
+def test_a_design_too_large_for_memory_is_refused_before_building(k, monkeypatch):
     # FINDING: DesignProblem(LDP(1), ExpectedLoss(hamming(5000))) died with std::bad_alloc,
     # a problem file with k = 3000 aborted after 207 s. Now refused at once, naming both.
     # (Pure LDP with an expected loss now takes the working-set path, which solves the
     # Hamming k = 3000 design in seconds, tests/design/test_working_set.py; the global
     # program's check is exercised with approximate LDP.)
-    t0 = time.perf_counter()
     prob = md.DesignProblem(md.ApproxLDP(1.0, 1e-6), md.ExpectedLoss(md.losses.hamming(k)))
+    variables = []
+    real = cp.Variable.__init__
+
+    def counted(self, *args, **kwargs):
+        variables.append(args)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(cp.Variable, "__init__", counted)
     with pytest.raises(md.SizeLimitError, match=rf"{k} inputs.*GiB.*above the 12 GiB"):
         prob.solve()
-    assert time.perf_counter() - t0 < 5
+    assert variables == []  # refused before any cvxpy variable is made (counted, not timed)
 
 
 def test_the_nonzero_estimate_follows_cvxpys_compiled_matrix():
@@ -593,19 +614,31 @@ def test_staircase_column_generation_stops_at_the_time_limit(monkeypatch):
     assert res.value - full.value <= res.gap * abs(res.value) + 1e-9
 
 
-def test_staircase_time_limit_in_real_time():
-    # k = 11 takes about 10 s unlimited on the 2-core machine; at 0.5 s it stops after its
-    # first master (measured 0.67 s) or, on a slower machine, names the limit
+def test_staircase_time_limit_on_the_deadline_clock(monkeypatch):
+    # k = 11 takes about 10 s unlimited on the 2-core machine. The clock the time limit
+    # reads (mechdesign.design.solvers.time) is a FakeClock that passes the 60 s limit as
+    # the first master returns: the design stops after that master, whatever the machine's
+    # speed, and names the limit (the real-time version asserted under 8 s)
+    from mechdesign.design import solvers, staircase
+    from mechdesign.testing.timing import FakeClock
+
+    clock = FakeClock()
+    masters = []
+    real = staircase.solve_with_retries
+
+    def master_then_late(*args, **kwargs):
+        out = real(*args, **kwargs)
+        masters.append(1)
+        clock.advance(61.0)
+        return out
+
+    monkeypatch.setattr(solvers, "time", clock.time_module())
+    monkeypatch.setattr(staircase, "solve_with_retries", master_then_late)
     prob = md.DesignProblem(md.LDP(1.0), md.EstimationVariance(np.arange(1, 12) / 66.0))
-    t0 = time.perf_counter()
-    try:
-        res = prob.solve(time_limit=0.5)
-    except SolverFailedError as exc:
-        assert "time limit" in str(exc)
-    else:
-        assert res.status is Status.INACCURATE and res.certificate.met
-        assert any("time limit of 0.5 s" in n for n in res.notes)
-    assert time.perf_counter() - t0 < 8
+    res = prob.solve(time_limit=60)
+    assert res.status is Status.INACCURATE and res.certificate.met
+    assert any("time limit of 60 s" in n for n in res.notes)
+    assert len(masters) == 1  # stopped after its first master
 
 
 # ------------------------------------------------------- fuzz run 9 (5,000 cases) findings
