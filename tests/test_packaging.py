@@ -7,9 +7,11 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import math
+import shutil
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -114,10 +116,21 @@ def test_the_problem_readme_has_one_line_per_file():
         assert "job 1" in row or "job 2" in row or "job 3" in row, row
 
 
-def _wheel(folder) -> set[str]:
-    """Build the wheel of the working tree into ``folder``; the names it holds."""
+def _wheel(folder: Path) -> set[str]:
+    """Build the wheel of the working tree in ``folder``; the names it holds.
+
+    The build runs on a copy of what it reads, so that no ``build/`` left in the repository
+    by an earlier build (setuptools packs all of ``build/lib``, stale files included) can
+    add to the wheel, and nothing is written into the repository.
+    """
+    source = folder / "source"
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("mechdesign", "problems"):
+        shutil.copytree(REPOSITORY / name, source / name, ignore=skip)
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
+        shutil.copy2(REPOSITORY / name, source / name)
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-                           str(REPOSITORY), "-w", str(folder)],
+                           str(source), "-w", str(folder)],
                           capture_output=True, text=True, timeout=600, check=False)
     if done.returncode != 0:
         pytest.fail(f"pip wheel failed: {done.stderr[-2000:]}")
