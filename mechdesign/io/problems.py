@@ -94,7 +94,6 @@ import math
 import numbers
 import os
 import re
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,7 +117,17 @@ from ..design.symmetry import grid_symmetries
 from ..errors import FileFormatError, SizeLimitError, ValidationError
 from ..neighbors import distance_matrix
 from ..privacy.notions import REGISTRY, Notion
-from .matrices import PSEUDO_FILESYSTEMS, csv_numbers, csv_rows, read_text_limited
+from .matrices import (
+    INT64_MAX,
+    INT64_MIN,
+    MAX_TOML_BYTES,
+    PSEUDO_FILESYSTEMS,
+    csv_numbers,
+    csv_rows,
+    loads_toml,
+    read_text_limited,
+    toml_too_large,
+)
 
 MAX_SIZE = 10_000
 """Largest number of inputs, outputs or grid cells a problem file may ask for."""
@@ -277,6 +286,7 @@ class _Reader:
         where = f"[{section}] {key} = {v!r}"
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise self.fail(where, f"must be a number, got {type(v).__name__} {v!r}")
+        _in_range(self, v, where)
         x = float(v)
         if math.isnan(x) or (finite and math.isinf(x)):
             raise self.fail(where, "must be a finite number")
@@ -353,6 +363,7 @@ class _Reader:
             for j, v in enumerate(row):
                 if isinstance(v, bool) or not isinstance(v, numbers.Real):
                     raise self.fail(where, f"entry [{i}][{j}] = {v!r} is not a number")
+                _in_range(self, v, f"{where}: entry [{i}][{j}]")
         return self._finite(np.array(value, dtype=float), where, allow_inf)
 
     def _finite(self, A: np.ndarray, where: str, allow_inf: bool) -> np.ndarray:
@@ -409,6 +420,13 @@ class _Reader:
         return path
 
 
+def _in_range(rd: _Reader, v: Any, where: str) -> None:
+    """Refuse an integer outside the 64-bit range (TOML's; larger ones overflow float)."""
+    if isinstance(v, int) and not INT64_MIN <= v <= INT64_MAX:
+        raise rd.fail(where, f"an integer of {len(str(abs(v)))} digits, outside the 64-bit "
+                             "range")
+
+
 def path_graph(labels: list) -> nx.Graph:
     """The path ``labels[0] - labels[1] - ...`` with unit edges: ``d(x, x') = |i - i'|``."""
     G = nx.Graph()
@@ -451,9 +469,12 @@ def load_problem(path: str | Path, *, allow_outside: bool = False) -> ProblemFil
     absolute path, a ``..`` escape or a symbolic link whose target is outside the folder is
     refused with :class:`~mechdesign.errors.FileFormatError` unless ``allow_outside=True``.
     Every file read must be a regular file of at most
-    :data:`mechdesign.io.matrices.MAX_FILE_BYTES` (64 MiB)
-    (:class:`~mechdesign.errors.SizeLimitError` above); nothing under /proc, /sys or /dev
-    is read. No error message contains data read from a file.
+    :data:`mechdesign.io.matrices.MAX_FILE_BYTES` (64 MiB), the problem file itself of at
+    most :data:`mechdesign.io.matrices.MAX_TOML_BYTES` (4 MiB, checked on its size before
+    it is parsed) (:class:`~mechdesign.errors.SizeLimitError` above); nothing under
+    /proc, /sys or /dev is read. A leading byte-order mark is dropped, and the strict rules
+    of :mod:`mechdesign.io.matrices` apply (the CSV files it names hold numbers only: no
+    header row). No error message contains data read from a CSV file.
 
     Parameters
     ----------
@@ -465,7 +486,10 @@ def load_problem(path: str | Path, *, allow_outside: bool = False) -> ProblemFil
     p = Path(path)
     if not p.exists() or p.is_dir():
         raise FileFormatError(f"no such problem file: {str(p)!r}")
-    text = read_text_limited(p, repr(str(p)), refuse_pseudo=True)
+    try:
+        text = read_text_limited(p, repr(str(p)), refuse_pseudo=True, limit=MAX_TOML_BYTES)
+    except SizeLimitError:
+        raise SizeLimitError(toml_too_large(repr(str(p)))) from None
     return loads_problem(text, base=p.parent, name=p.name, path=p, allow_outside=allow_outside)
 
 
@@ -473,15 +497,13 @@ def loads_problem(text: str, base: str | Path | None = None, name: str = "<probl
                   path: Path | None = None, *, allow_outside: bool = False) -> ProblemFile:
     """Parse TOML text into a :class:`ProblemFile` (see the module docstring).
 
+    At most :data:`~mechdesign.io.matrices.MAX_TOML_BYTES`, checked before parsing; a
+    leading byte-order mark is dropped; an integer outside the 64-bit range is refused.
+
     CSV paths resolve against ``base`` (default: the working directory) and may not leave
     it unless ``allow_outside`` (see :func:`load_problem`).
     """
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise FileFormatError(f"{name}: malformed TOML: {exc}") from None
-    except RecursionError:
-        raise FileFormatError(f"{name}: malformed TOML: nested too deeply to parse") from None
+    data = loads_toml(text, name, quote_keys=True)
     return problem_from_dict(data, base=base, name=name, path=path,
                              allow_outside=allow_outside)
 
@@ -708,6 +730,7 @@ def _prior(rd: _Reader, obj: dict, k: int | None) -> tuple[np.ndarray, str]:
     for v in value:
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise rd.fail(where, f"entry {v!r} is not a number")
+        _in_range(rd, v, where)
     if k is not None and len(value) != k:
         raise rd.fail(where, f"has {len(value)} entries but there are {k} inputs")
     return np.array(value, dtype=float), str(value)

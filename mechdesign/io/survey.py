@@ -13,13 +13,17 @@ Text files, one respondent per line; blank lines and lines starting with ``#`` a
   The first line is ``# randomizer: <description>``; reading reports for another randomizer
   is refused.
 
-Reading is bounded (:data:`MAX_SURVEY_BYTES`, regular files only) and errors name the file
-and the line, never its data.
+Reading is bounded (:data:`MAX_SURVEY_BYTES`, regular files only) and strict, by the rules
+of :mod:`mechdesign.io.matrices`: a leading byte-order mark is dropped; integers are ASCII
+digits with an optional sign (no ``1_0``, no other scripts' digits) and range-checked; hex
+is ASCII hex digits only, and a bit vector's padding bits past k must be 0; a file with no
+value or report is refused. Errors name the file and the line (1-based), never its data
+(respondents' values are the data a survey protects).
 """
 
 from __future__ import annotations
 
-import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +33,18 @@ from ..errors import FileFormatError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from ..oracles import FrequencyOracle, oracle_from_dict
-from .matrices import load_mechanism, mechanism_from_dict, read_text_limited
+from .matrices import (
+    BOM,
+    INT64_MAX,
+    INT64_MIN,
+    at,
+    digits_of,
+    load_mechanism,
+    loads_json,
+    mechanism_from_dict,
+    parse_integer,
+    read_text_limited,
+)
 
 MAX_SURVEY_BYTES = 512 * 2**20
 """Largest values or reports file read: 512 MiB."""
@@ -52,18 +67,16 @@ def load_randomizer(path: str | Path) -> FrequencyOracle | Mechanism:
     it has one, else its structured ``oracle``)."""
     p = Path(path)
     if p.suffix.lower() == ".json" and p.is_file():
-        text = read_text_limited(p)
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise FileFormatError(f"{p.name}: malformed JSON at line {exc.lineno}, column "
-                                  f"{exc.colno}") from None
+        data = loads_json(read_text_limited(p), p.name)
         if isinstance(data, dict):
             if data.get("kind") == "oracle":
                 return oracle_from_dict(data)
             if data.get("mechanism") is None and isinstance(data.get("oracle"), dict):
                 return oracle_from_dict(data["oracle"])
-        mech = mechanism_from_dict(data)
+        try:
+            mech = mechanism_from_dict(data)
+        except FileFormatError as exc:
+            raise FileFormatError(f"{p.name}: {exc}") from None
     else:
         mech = load_mechanism(p)
     if isinstance(mech, EvidentialMechanism):
@@ -73,14 +86,24 @@ def load_randomizer(path: str | Path) -> FrequencyOracle | Mechanism:
 
 def _lines(path: str | Path, what: str) -> tuple[str, str, list[tuple[int, str]]]:
     """The file's name, its first line and its (line number, text) pairs that are not blank
-    or comments."""
+    or comments; a file without such a line is refused."""
     p = Path(path)
     if not p.is_file():
         raise FileFormatError(f"no such {what} file: {str(p)!r}")
     text = read_text_limited(p, limit=MAX_SURVEY_BYTES)
     rows = [(i, line.strip()) for i, line in enumerate(text.splitlines(), 1)]
     first = rows[0][1] if rows else ""
-    return p.name, first, [(i, s) for i, s in rows if s and not s.startswith("#")]
+    kept = [(i, s) for i, s in rows if s and not s.startswith("#")]
+    if not kept:
+        raise FileFormatError(f"{p.name}: no {what} (the file is empty, or only blank lines "
+                              "and # comments)")
+    return p.name, first, kept
+
+
+def _bom_hint(text: str) -> str:
+    """Why a line does not read, when a byte-order mark inside the file is the reason."""
+    return (" (it holds a byte-order mark U+FEFF: the file was joined from files that each "
+            "start with one)" if BOM in text else "")
 
 
 def _label_indices(name: str, rows: list[tuple[int, str]], labels: tuple, what: str
@@ -90,24 +113,36 @@ def _label_indices(name: str, rows: list[tuple[int, str]], labels: tuple, what: 
     try:
         return np.array([index[s] for _, s in rows], dtype=np.int64)
     except KeyError:
-        line = next(i for i, s in rows if s not in index)
-        raise FileFormatError(f"{name} line {line}: not one of the mechanism's "
-                              f"{len(labels)} {what} labels") from None
+        line, text = next((i, s) for i, s in rows if s not in index)
+        raise FileFormatError(f"{at(name, line, unit='line')}: not one of the mechanism's "
+                              f"{len(labels)} {what} labels{_bom_hint(text)}") from None
 
 
 def read_values(path: str | Path, randomizer: FrequencyOracle | Mechanism) -> np.ndarray:
-    """Respondents' values as input indices (int64)."""
+    """Respondents' values as input indices (int64).
+
+    For a frequency oracle each line is an integer in ``0..k-1`` (ASCII digits,
+    :func:`~mechdesign.io.matrices.parse_integer`); for a mechanism an input label.
+
+    Raises
+    ------
+    FileFormatError
+        No values, or a line that is not one, naming the file and the line (never the
+        value: an out-of-range integer is described by its number of digits).
+    """
     name, _, rows = _lines(path, "values")
     if isinstance(randomizer, FrequencyOracle):
         out = np.empty(len(rows), dtype=np.int64)
         for j, (i, s) in enumerate(rows):
-            try:
-                out[j] = int(s)
-            except ValueError:
-                raise FileFormatError(f"{name} line {i}: not an integer value") from None
-            if not 0 <= out[j] < randomizer.k:
+            v = parse_integer(s)
+            if v is None:
+                raise FileFormatError(f"{at(name, i, unit='line')}: not an integer value "
+                                      f"(ASCII digits 0-9 only){_bom_hint(s)}")
+            if not 0 <= v < randomizer.k:
+                size = f" (an integer of {digits_of(s)} digits)" if digits_of(s) > 9 else ""
                 raise FileFormatError(
-                    f"{name} line {i}: value outside 0..{randomizer.k - 1}")
+                    f"{at(name, i, unit='line')}: value outside 0..{randomizer.k - 1}{size}")
+            out[j] = v
         return out
     return _label_indices(name, rows, randomizer.inputs, "input")
 
@@ -127,7 +162,19 @@ def format_reports(randomizer: FrequencyOracle | Mechanism, reports: np.ndarray)
 
 
 def read_reports(path: str | Path, randomizer: FrequencyOracle | Mechanism) -> np.ndarray:
-    """Reports in the array form the estimators take (:func:`format_reports`' inverse)."""
+    """Reports in the array form the estimators take (:func:`format_reports`' inverse).
+
+    Checked here, naming the file and the line: the header line, the number of fields,
+    integers (ASCII, 64-bit), hexadecimal (ASCII hex digits, the right number of bytes, no
+    bit set past k: the padding bits of the last byte are 0). Report ``j`` in a message is
+    row ``j`` of the returned array. What depends on the randomizer's parameters beyond k
+    (a value's range, a subset's size) is checked by its estimator.
+
+    Raises
+    ------
+    FileFormatError
+        No reports, or a line that is not a report of ``randomizer``.
+    """
     name, first, rows = _lines(path, "reports")
     if first.startswith(HEADER) and first[len(HEADER):] != describe(randomizer):
         raise FileFormatError(
@@ -139,15 +186,28 @@ def read_reports(path: str | Path, randomizer: FrequencyOracle | Mechanism) -> n
     if randomizer.packed:
         out = np.zeros((len(rows), width), dtype=np.uint8)
         for j, (i, s) in enumerate(rows):
-            try:
-                raw = bytes.fromhex(s)
-            except ValueError:
-                raise FileFormatError(f"{name} line {i}: not hexadecimal") from None
+            if not _HEX.fullmatch(s):
+                raise FileFormatError(f"{at(name, i, unit='line')}: not hexadecimal (ASCII "
+                                      f"0-9, a-f, an even number of them){_bom_hint(s)}")
+            raw = bytes.fromhex(s)
             if len(raw) != width:
-                raise FileFormatError(f"{name} line {i}: {len(raw)} bytes, expected {width}")
+                raise FileFormatError(f"{at(name, i, unit='line')}: {len(raw)} bytes, "
+                                      f"expected {width}")
             out[j] = np.frombuffer(raw, dtype=np.uint8)
+        pad = randomizer.k % 8
+        if pad and len(out):
+            high = np.flatnonzero(out[:, -1] >> pad)
+            if high.size:
+                j = int(high[0])
+                raise FileFormatError(
+                    f"{at(name, rows[j][0], unit='line')}: report {j} sets a bit at or above "
+                    f"k = {randomizer.k} (bits {randomizer.k}..{8 * width - 1} are padding "
+                    "and must be 0)")
         return out
     return _integer_rows(name, rows, width)
+
+
+_HEX = re.compile(r"(?:[0-9a-fA-F]{2})+", re.ASCII)
 
 
 def _integer_rows(name: str, rows: list[tuple[int, str]], width: int) -> Any:
@@ -157,9 +217,16 @@ def _integer_rows(name: str, rows: list[tuple[int, str]], width: int) -> Any:
     for j, (i, s) in enumerate(rows):
         parts = s.split()
         if len(parts) != count:
-            raise FileFormatError(f"{name} line {i}: {len(parts)} fields, expected {count}")
-        try:
-            out[j] = [int(v) for v in parts]
-        except (ValueError, OverflowError):
-            raise FileFormatError(f"{name} line {i}: not {count} integers") from None
+            raise FileFormatError(f"{at(name, i, unit='line')}: {len(parts)} fields, "
+                                  f"expected {count}")
+        values = [parse_integer(v) for v in parts]
+        for col, (v, text) in enumerate(zip(values, parts, strict=True), 1):
+            if v is None:
+                raise FileFormatError(f"{at(name, i, unit='line')}: not {count} integers "
+                                      f"(field {col} is not ASCII digits){_bom_hint(text)}")
+            if not INT64_MIN <= v <= INT64_MAX:
+                raise FileFormatError(f"{at(name, i, unit='line')}: not {count} integers "
+                                      f"(field {col}, of {digits_of(text)} digits, is outside "
+                                      "the 64-bit range)")
+        out[j] = values
     return out[:, 0] if width == 0 else out
