@@ -389,7 +389,8 @@ def _pair_groups(mechs: list[Mechanism], k: int, pairs: Iterable | None
     for x, xp in _distinct_pairs(distinct, _check_pairs(pairs, n)):
         merged: dict[tuple, list] = {}
         for m, lg in zip(distinct, logs, strict=True):
-            a = LossAtoms.from_log_masses(lg[x], lg[xp])
+            a = LossAtoms.from_log_masses(lg[x], lg[xp],
+                                          probabilities=(m.matrix[x], m.matrix[xp]))
             entry = merged.setdefault(a.key(), [a, 0])  # identical atoms: one group
             entry[1] += counts[m] * k
         key = tuple(sorted((kk, v[1]) for kk, v in merged.items()))

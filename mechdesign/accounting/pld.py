@@ -41,6 +41,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .._algebra import log_multinomial, power_by_squaring
+from .._exact import log_ratio
 from .._validation import check_delta, check_int
 from ..errors import InvalidMechanismError, InvalidParameterError, SizeLimitError
 
@@ -81,8 +82,77 @@ of uses (10^12) would need about that many bins: refused before allocating."""
 
 _DIRECT_TERMS = 4_000_000  # largest sparse direct grid convolution (products formed at once)
 _UNIT = 2.0 ** -52
+_U = 2.0 ** -53  # the unit roundoff of round-to-nearest doubles
 _HUGE = 1 << 62  # count vectors are counted exactly up to this
 _EMPTY = np.empty(0)
+
+
+@dataclass(frozen=True)
+class Rounding:
+    r"""Rigorous bounds on the floating-point error of a :class:`LossAtoms`.
+
+    Against the exact distribution of the stored inputs (the matrices' float entries read
+    exactly), every exact loss is at most its stored value plus ``loss`` (stored losses are
+    themselves rounded up, so ``loss`` is 0 unless a caller gives inexact losses), every
+    stored ``ln`` mass ``m`` (under P and P') satisfies ``|m - m_exact| <= log``, and the
+    stored ``log_keep`` values ``|log_keep - exact| <= keep |exact|`` (a relative bound, so a
+    mass of 1e-300 at the infinite loss is not swamped). Merging of nearly equal losses
+    moves them up (:attr:`LossAtoms.shift`), which is safe for upper bounds.
+
+    Each operation adds its own roundings, with ``u = 2^-53`` (numpy's ``log``, ``exp`` and
+    ``log1p`` are within one ulp, ``2u`` relative, of the exact value):
+
+    * base atoms from ``ln P``, ``ln P'``: each logarithm ``2u |ln p|``;
+    * convolution: the errors of the two operands add, and each sum of log masses is rounded
+      once (``u |m|``); each sum of losses is rounded up (:func:`_up_nonzero`);
+    * merging N equal losses by ``logsumexp``: ``(N + 4) u`` (the N terms' sum, their ``exp``,
+      the final ``log``) plus ``2u`` of the largest ``|m|`` involved;
+    * multinomial sums: see :func:`_multinomial`.
+
+    The bounds are worst-case sums, so they are loose by orders of magnitude (about
+    ``1e-13`` relative in delta after a thousand uses) and never below the true error.
+    """
+
+    loss: float = 0.0
+    log: float = 0.0
+    keep: float = 0.0
+
+    def __add__(self, other: Rounding) -> Rounding:
+        return Rounding(self.loss + other.loss, self.log + other.log,
+                        max(self.keep, other.keep) + _U)
+
+    def scaled(self, k: int) -> Rounding:
+        """The error of a sum of ``k`` copies (plus the rounding of the product by k)."""
+        return Rounding(k * self.loss, k * self.log, self.keep + _U)
+
+    def plus(self, loss: float = 0.0, log: float = 0.0, keep: float = 0.0) -> Rounding:
+        return Rounding(self.loss + loss, self.log + log, self.keep + keep)
+
+
+def _up(x: float, steps: int = 1) -> float:
+    """``x`` moved ``steps`` doubles towards ``+inf``."""
+    for _ in range(steps):
+        x = math.nextafter(x, math.inf)
+    return x
+
+
+def _down(x: float, steps: int = 1) -> float:
+    """``x`` moved ``steps`` doubles towards ``-inf``."""
+    for _ in range(steps):
+        x = math.nextafter(x, -math.inf)
+    return x
+
+
+def _up_nonzero(x: np.ndarray) -> np.ndarray:
+    """Each non-zero entry moved one double up: an upper bound on the exact value of a
+    correctly rounded operation (a rounded sum is 0 only when the exact one is)."""
+    return np.where(x != 0, np.nextafter(x, np.inf), x)
+
+
+def _amax(x: np.ndarray) -> float:
+    """Largest absolute finite value (0 for an empty array)."""
+    fin = x[np.isfinite(x)]
+    return float(np.max(np.abs(fin))) if fin.size else 0.0
 
 
 def _logsumexp(x: np.ndarray) -> float:
@@ -130,6 +200,15 @@ class LossAtoms:
         ``ln P'(L = l_i)``; by default ``ln P(L = l_i) - l_i``, exact for unmerged atoms.
     log_keep_prime : float
         ``ln P'(L > -inf)`` (``0`` when no output has ``P = 0 < P'``).
+    err : Rounding
+        Bounds on the floating-point error of the stored losses and masses; :meth:`delta`
+        and :meth:`epsilon` widen their answers by them, so both are upper bounds on the
+        exact values (``docs/accounting.md``, "Outward rounding").
+    log_errs : ndarray, optional
+        Per atom, a bound on the error of its ``ln P`` mass beyond ``err.log`` (default 0):
+        the error of an atom is proportional to the size of its own logarithms, so a tail
+        atom of mass 1e-300 does not widen the bound of the atoms that matter. (The ``ln P'``
+        masses serve the trade-off curves and carry no bound.)
     """
 
     losses: np.ndarray
@@ -138,15 +217,27 @@ class LossAtoms:
     shift: float = 0.0
     log_masses_prime: np.ndarray = None  # type: ignore[assignment]
     log_keep_prime: float = 0.0
+    err: Rounding = Rounding()
+    log_errs: np.ndarray = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if self.log_masses_prime is None:
             object.__setattr__(self, "log_masses_prime", self.log_masses - self.losses)
+        if self.log_errs is None:
+            object.__setattr__(self, "log_errs", np.zeros(self.losses.shape))
 
     @classmethod
-    def from_log_masses(cls, log_p: Any, log_q: Any) -> LossAtoms:
+    def from_log_masses(cls, log_p: Any, log_q: Any, *,
+                        probabilities: tuple[np.ndarray, np.ndarray] | None = None
+                        ) -> LossAtoms:
         """The atoms of a pair given per output: ``log_p = ln P[y]``, ``log_q = ln P'[y]``
-        (``-inf`` where a probability is 0; not validated). Equal losses are merged."""
+        (``-inf`` where a probability is 0; not validated). Equal losses are merged.
+
+        Each stored loss is an upper bound on the exact one: from the ``probabilities``
+        ``(P, P')`` themselves when given (:func:`mechdesign._exact.log_ratio`: exact 0 for
+        equal entries, at most 8 ulps above otherwise), else ``ln P - ln P'`` raised by the
+        logarithms' error bound (each within ``2u`` of its size) and rounded up.
+        """
         lp = np.ravel(np.asarray(log_p, dtype=float))
         lq = np.ravel(np.asarray(log_q, dtype=float))
         has_p, has_q = lp > -np.inf, lq > -np.inf
@@ -154,21 +245,34 @@ class LossAtoms:
         p_fin, q_fin = np.exp(lp[fin]).sum(), np.exp(lq[fin]).sum()
         log_keep = _log_keep(float(np.exp(lp[has_p & ~has_q]).sum()), float(p_fin))
         log_keep_q = _log_keep(float(np.exp(lq[has_q & ~has_p]).sum()), float(q_fin))
-        L = lp[fin] - lq[fin]
+        if probabilities is not None:
+            L = log_ratio(np.ravel(probabilities[0])[fin], np.ravel(probabilities[1])[fin])
+        else:
+            d = lp[fin] - lq[fin]
+            L = _up_nonzero(d + 2 * _U * (np.abs(lp[fin]) + np.abs(lq[fin]) + np.abs(d)))
         scale = float(np.max(np.abs(L))) if L.size else 1.0
-        return _merge(L, lp[fin], lq[fin], scale, (log_keep, log_keep_q), 0.0)
+        # each logarithm within 2u of its size; the kept masses are sums of n exps
+        big = max(_amax(lp), _amax(lq))
+        err = Rounding(keep=2 * (2 * _U * big + (lp.size + 4) * _U))
+        e = 2 * _U * np.abs(lp[fin])
+        return _merge(L, lp[fin], lq[fin], e, scale, (log_keep, log_keep_q), 0.0, err)
 
     @classmethod
     def from_losses(cls, losses: Any, log_masses: Any, log_keep: float = 0.0, *,
-                    scale: float | None = None) -> LossAtoms:
+                    scale: float | None = None, err: Rounding | None = None) -> LossAtoms:
         """Atoms with the given losses and ``ln P`` masses, in any order (``ln P'`` masses
         ``ln P - l``); equal losses (to ``MERGE_RTOL * scale``, default the largest absolute
-        loss) are merged, atoms of mass 0 dropped."""
+        loss) are merged, atoms of mass 0 dropped. ``err`` bounds the error of the given
+        values (see :class:`Rounding`); the ``ln P'`` masses add one rounding to it."""
         L = np.asarray(losses, dtype=float).ravel()
         lp = np.asarray(log_masses, dtype=float).ravel()
         if scale is None:
             scale = float(np.max(np.abs(L))) if L.size else 1.0
-        return _merge(L, lp, lp - L, scale, (log_keep, 0.0), 0.0)
+        lq = lp - L
+        base = err or Rounding()
+        # ln P' = ln P - l: the loss's error, and one rounding
+        return _merge(L, lp, lq, _U * np.abs(lq), scale, (log_keep, 0.0), 0.0,
+                      base.plus(log=base.loss))
 
     @property
     def mass_inf(self) -> float:
@@ -188,25 +292,41 @@ class LossAtoms:
     def key(self) -> tuple:
         """Equal keys mean identical distributions (so identical composed results)."""
         return (self.losses.tobytes(), self.log_masses.tobytes(), self.log_keep, self.shift,
-                self.log_masses_prime.tobytes(), self.log_keep_prime)
+                self.log_masses_prime.tobytes(), self.log_keep_prime,
+                (self.err.loss, self.err.log, self.err.keep), self.log_errs.tobytes())
 
     def delta(self, epsilon: Any) -> Any:
-        r"""Exact hockey-stick divergence at ``epsilon`` (a float or an array):
+        r"""An upper bound on the exact hockey-stick divergence at ``epsilon`` (a float or
+        an array):
 
         .. math:: \delta(\varepsilon) = P(L = \infty) + \sum_{l_i > \varepsilon}
                   e^{\ln m_i + \ln(1 - e^{\varepsilon - l_i})}
 
-        summed in log space (``logsumexp``), so tiny deltas keep their relative precision.
+        summed in log space (``logsumexp``), so tiny deltas keep their relative precision,
+        then widened by the stored rounding bounds (:class:`Rounding`) and the evaluation's
+        own: the sum is taken at ``epsilon - err.loss`` (rounded down), multiplied by
+        ``e^{err.log}`` and its evaluation bound, and rounded up (:meth:`_finite_up`).
         """
         eps = np.asarray(epsilon, dtype=float)
         flat = np.atleast_1d(eps).ravel()
         out = np.empty(flat.size)
-        inf_mass = self.mass_inf
+        inf_mass = self.mass_inf_up
         for i, e in enumerate(flat):
-            out[i] = inf_mass + self._finite_delta(float(e))
+            total = inf_mass + self._finite_up(float(e))  # 0 only when both are
+            out[i] = min(1.0, _up(total)) if total > 0 else 0.0
         return float(out[0]) if eps.ndim == 0 else out.reshape(eps.shape)
 
+    @property
+    def mass_inf_up(self) -> float:
+        """An upper bound on ``P(L = inf)`` (the stored ``log_keep`` widened by
+        ``err.keep``)."""
+        if self.log_keep == 0.0:
+            return 0.0
+        widened = self.log_keep * (1.0 + self.err.keep + 4 * _U)
+        return min(1.0, _up(-math.expm1(widened), 2))
+
     def _finite_delta(self, eps: float, start: int | None = None) -> float:
+        """The finite atoms' part of the divergence at ``eps`` as stored (no widening)."""
         if start is None:
             start = int(np.searchsorted(self.losses, eps, side="right"))
         if start >= self.losses.size or math.isinf(eps):
@@ -215,41 +335,76 @@ class LossAtoms:
         terms = self.log_masses[start:] + np.log(-np.expm1(eps - L))
         return math.exp(_logsumexp(terms))
 
-    def epsilon(self, delta: float) -> float:
-        r"""Smallest ``eps >= 0`` with ``delta(eps) <= delta`` (``inf`` if none).
+    def _finite_up(self, eps: float) -> float:
+        r"""An upper bound on the finite atoms' part of the exact divergence at ``eps``.
 
-        ``delta(eps)`` is continuous and strictly decreasing up to the largest loss; between two
-        consecutive losses the set of active atoms is fixed. A bisection over the atoms finds
-        that piece (the step function of the active set), then a root-finder solves the exact
-        log-space expression on it (Brent, to about 1e-15 relative).
+        With ``l <= l_stored + err.loss`` for every true loss, ``(1 - e^{eps - l})_+ <=
+        (1 - e^{e' - l_stored})_+`` at ``e' = eps - err.loss``, and each true mass is at most
+        ``e^{err.log + log_errs}`` times the stored one. The evaluation, per term: ``e' - l``
+        and ``expm1`` within ``3u`` relative, its ``log`` ``2u`` of its size, the sum with
+        ``ln m`` one rounding (``5u + 4u |term|`` in all); then ``logsumexp`` of n terms
+        ``(2n + 6) u`` plus ``2u`` of its size, ``exp`` one ulp: all added in log space, and
+        the result rounded up two doubles.
+        """
+        if math.isinf(eps):
+            return 0.0
+        e = _down(eps - self.err.loss) if self.err.loss else eps
+        start = int(np.searchsorted(self.losses, e, side="right"))
+        if start >= self.losses.size:
+            return 0.0
+        L = self.losses[start:]
+        with np.errstate(divide="ignore"):
+            terms = self.log_masses[start:] + np.log(-np.expm1(e - L))
+        alive = terms > -np.inf
+        live = terms[alive]
+        if live.size == 0:
+            return 0.0
+        per_term = self.log_errs[start:][alive] + 4 * _U * np.abs(live) + 5 * _U
+        top = _logsumexp(live + per_term)
+        slack = self.err.log + (2 * live.size + 8) * _U + 4 * _U * abs(top)
+        return _up(math.exp(top + slack), 2)
+
+    def epsilon(self, delta: float) -> float:
+        r"""The smallest double ``eps >= 0`` at which :meth:`delta` (an upper bound) is at
+        most ``delta``, so an upper bound on the exact smallest epsilon (``inf`` if none).
+
+        ``delta(eps)`` is continuous and non-increasing; between two consecutive losses the
+        set of active atoms is fixed. A bisection over the atoms finds that piece, a
+        root-finder (Brent) solves on it, and the root is then stepped up double by double
+        until the upper bound meets ``delta`` (a few steps), so the answer is certified by the
+        same evaluation :meth:`delta` reports.
         """
         target = check_delta(delta)
-        inf_mass = self.mass_inf
-        if inf_mass > target:
+        if self.mass_inf_up > target:
             return math.inf
         if self.delta(0.0) <= target:
             return 0.0
-        pos = self.losses[self.losses > 0]
-        if target == 0.0 or pos.size == 0:
-            return float(pos[-1]) if pos.size else 0.0
-        nodes = np.concatenate(([0.0], pos))
+        le = self.err.loss
+        # beyond the largest loss (widened) the finite part is 0: delta = mass_inf_up
+        top = _up(float(self.losses[-1]) + le, 4) if self.n_atoms else 0.0
+        while self.delta(top) > target:  # pragma: no cover (rounding at the far end)
+            top = _up(top, 64)
+        nodes = np.unique(np.concatenate(([0.0], self.losses[self.losses + le > 0] + le,
+                                          [top])))
+        nodes = nodes[(nodes >= 0.0) & (nodes <= top)]
         lo, hi = 0, nodes.size - 1  # delta(nodes[lo]) > target >= delta(nodes[hi])
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if inf_mass + self._finite_delta(float(nodes[mid])) > target:
+            if self.delta(float(nodes[mid])) > target:
                 lo = mid
             else:
                 hi = mid
         a, b = float(nodes[lo]), float(nodes[hi])
-        start = int(np.searchsorted(self.losses, a, side="right"))
-        t = target - inf_mass  # > 0 here: delta(L_max) = inf_mass and target > inf_mass
 
         def g(e: float) -> float:
-            return self._finite_delta(e, start if e < b else None) - t
+            return self.delta(e) - target
 
-        if t <= 0 or g(b) >= 0:
-            return b
-        return float(brentq(g, a, b, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=200))
+        if a < b and g(a) > 0 and g(b) < 0:
+            e = float(brentq(g, a, b, xtol=1e-15, rtol=4 * np.finfo(float).eps,
+                             maxiter=200))
+        else:
+            e = b
+        return _certified_up(g, e, b)
 
     def compose(self, other: LossAtoms, max_atoms: int | None = None) -> LossAtoms:
         """The distribution of the product pair ``(P x Q, P' x Q')``: losses add (a
@@ -286,7 +441,7 @@ class LossAtoms:
             return self
         if m == 0:
             return LossAtoms(_EMPTY, _EMPTY, k * self.log_keep, 0.0, _EMPTY,
-                             k * self.log_keep_prime)
+                             k * self.log_keep_prime, self.err.scaled(k), _EMPTY)
         if method == "auto":
             terms = _n_count_vectors(k, m, _HUGE) * m
             pairs = _powering_pairs(m, k, min(terms, _HUGE), self._lattice_span())
@@ -311,6 +466,33 @@ class LossAtoms:
         return two_fold // 2 if two_fold < m * (m + 1) // 2 else None
 
 
+def _certified_up(g: Callable[[float], float], e: float, b: float) -> float:
+    """A double near ``e`` with ``g <= 0`` whose next double below has ``g > 0`` (or is below
+    0), given ``g(b) <= 0``: ``e`` stepped up until ``g(e) <= 0`` (bisection over the doubles
+    up to ``b`` if 64 steps do not reach it), then down while ``g`` stays ``<= 0``."""
+    for _ in range(64):
+        if g(e) <= 0:
+            break
+        e = _up(e)
+    else:
+        lo, hi = e, b
+        while _up(lo) < hi:
+            mid = lo + (hi - lo) / 2
+            if mid <= lo or mid >= hi:
+                break
+            if g(mid) > 0:
+                lo = mid
+            else:
+                hi = mid
+        return hi
+    for _ in range(64):
+        d = _down(e)
+        if d < 0.0 or g(d) > 0:
+            break
+        e = d
+    return e
+
+
 def privacy_loss_atoms(P: Any, P_prime: Any) -> LossAtoms:
     r"""The privacy-loss atoms of the pair ``(P, P')``: ``L_y = ln P[y] - ln P'[y]`` with masses
     ``P[y]`` and ``P'[y]`` (``P'[y] = 0 < P[y]`` is the atom ``+inf``, ``P[y] = 0 < P'[y]``
@@ -325,7 +507,7 @@ def privacy_loss_atoms(P: Any, P_prime: Any) -> LossAtoms:
     if (p < 0).any() or (q < 0).any() or not (np.isfinite(p).all() and np.isfinite(q).all()):
         raise InvalidMechanismError("P and P' must be finite and non-negative")
     with np.errstate(divide="ignore"):
-        return LossAtoms.from_log_masses(np.log(p), np.log(q))
+        return LossAtoms.from_log_masses(np.log(p), np.log(q), probabilities=(p, q))
 
 
 def compose_atoms(groups: Sequence[tuple[LossAtoms, int]],
@@ -354,39 +536,70 @@ def _check_size(n: int, limit: int, name: str) -> None:
             "bracket (compose) or the Gaussian approximation (trade-off curves)")
 
 
-def _merge(L: np.ndarray, lp: np.ndarray, lq: np.ndarray, scale: float,
-           keeps: tuple[float, float], shift: float) -> LossAtoms:
+def _merge(L: np.ndarray, lp: np.ndarray, lq: np.ndarray, e: np.ndarray, scale: float,
+           keeps: tuple[float, float], shift: float, err: Rounding) -> LossAtoms:
     """Sort atoms, merge losses closer than ``MERGE_RTOL * scale`` (to the largest, masses
-    summed in log space), drop atoms of no mass; ``keeps = (log_keep, log_keep_prime)``."""
+    summed in log space), drop atoms of no mass; ``keeps = (log_keep, log_keep_prime)``;
+    ``e`` bounds each term's log-mass error (beyond ``err``), and a merged atom's bound is
+    its terms' largest plus the ``logsumexp`` rounding of N terms, ``(2N + 6) u`` and ``2u``
+    of the largest logarithm involved (:class:`Rounding`)."""
     live = (lp > -np.inf) | (lq > -np.inf)
     if not live.all():
-        L, lp, lq = L[live], lp[live], lq[live]
+        L, lp, lq, e = L[live], lp[live], lq[live], e[live]
     if L.size == 0:
-        return LossAtoms(_EMPTY, _EMPTY, keeps[0], shift, _EMPTY, keeps[1])
+        return LossAtoms(_EMPTY, _EMPTY, keeps[0], shift, _EMPTY, keeps[1], err, _EMPTY)
     order = np.argsort(L, kind="stable")
-    L, lp, lq = L[order], lp[order], lq[order]
+    L, lp, lq, e = L[order], lp[order], lq[order], e[order]
     tol = MERGE_RTOL * max(scale, 1.0)
     starts = np.concatenate(([0], np.flatnonzero(np.diff(L) > tol) + 1))
     if starts.size == L.size:
-        return LossAtoms(L, lp, keeps[0], shift, lq, keeps[1])
+        return LossAtoms(L, lp, keeps[0], shift, lq, keeps[1], err, e)
     ends = np.concatenate((starts[1:], [L.size])) - 1
     moved = float(np.max(L[ends] - L[starts]))
-    return LossAtoms(L[ends], _group_logsumexp(lp, starts), keeps[0], shift + moved,
-                     _group_logsumexp(lq, starts), keeps[1])
+    mp, mq = _group_logsumexp(lp, starts), _group_logsumexp(lq, starts)
+    e = _merged_errors(lp, e, mp, starts, ends - starts + 1)
+    return LossAtoms(L[ends], mp, keeps[0], shift + moved, mq, keeps[1], err, e)
 
 
-def _accumulate(blocks: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], scale: float,
-                keeps: tuple[float, float], shift: float, limit: int, name: str) -> LossAtoms:
-    """Merge blocks of ``(losses, ln P, ln P')`` terms into one distribution, checking the
-    size after each block (a non-collapsing composition stops after a few blocks)."""
+def _merged_errors(lp: np.ndarray, e: np.ndarray, merged: np.ndarray, starts: np.ndarray,
+                   group: np.ndarray) -> np.ndarray:
+    r"""The log-mass error bound of each merged atom ``ln sum_i m_i`` (runs from ``starts``).
+
+    If each ``|ln m_i - ln m_i^exact| <= e_i`` then the exact sum is at most
+    ``sum_i m_i e^{e_i}``, and with weights ``w_i = m_i / sum m`` and ``e^x <= 1 + x (1 + x)``
+    (``0 <= x <= 1``), ``ln sum_i w_i e^{e_i} <= (1 + max e) sum_i w_i e_i``: the mass-weighted
+    mean, so a tail term of mass 1e-300 and a large error does not widen the atom (the weights
+    are computed to far better than the ``1e-6`` relative margin added). Above ``max e = 1``
+    the plain maximum is used. Then the ``logsumexp`` of N terms: ``(2N + 6) u`` (their
+    ``exp``, sum and the ``log``; the shifted arguments' rounding is below ``u / e`` each,
+    relative to the sum) and ``2u`` of the result's size.
+    """
+    counts = np.diff(np.append(starts, lp.size))
+    top = np.repeat(merged, counts)
+    with np.errstate(invalid="ignore", over="ignore"):
+        w = np.exp(np.where(np.isfinite(top), lp - top, -np.inf))
+    emax = np.maximum.reduceat(e, starts)
+    mean = np.add.reduceat(w * e, starts) * (1.0 + emax) * (1.0 + 1e-6)
+    base = np.where(emax <= 1.0, np.minimum(mean, emax), emax)
+    size = np.abs(np.where(np.isfinite(merged), merged, 0.0))
+    return base + (2 * group + 6) * _U + 2 * _U * size
+
+
+def _accumulate(blocks: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+                scale: float, keeps: tuple[float, float], shift: float, limit: int, name: str,
+                err: Rounding) -> LossAtoms:
+    """Merge blocks of ``(losses, ln P, ln P', log-mass error)`` terms into one
+    distribution, checking the size after each block (a non-collapsing composition stops
+    after a few blocks)."""
     out: LossAtoms | None = None
-    for L, lp, lq in blocks:
+    for L, lp, lq, e in blocks:
         if out is not None:
             L = np.concatenate((out.losses, L))
             lp = np.concatenate((out.log_masses, lp))
             lq = np.concatenate((out.log_masses_prime, lq))
+            e = np.concatenate((out.log_errs, e))
         # atoms of out were moved by at most out.shift >= shift: the moves add
-        out = _merge(L, lp, lq, scale, keeps, shift if out is None else out.shift)
+        out = _merge(L, lp, lq, e, scale, keeps, shift if out is None else out.shift, err)
         _check_size(out.n_atoms, limit, name)
     assert out is not None
     return out
@@ -401,8 +614,10 @@ def _convolve(a: LossAtoms, b: LossAtoms, limit: int, name: str) -> LossAtoms:
     """All sums of a loss of ``a`` and one of ``b`` (masses multiply), merged; the pairs are
     formed in blocks of at most ``_BLOCK``."""
     keeps = (a.log_keep + b.log_keep, a.log_keep_prime + b.log_keep_prime)
+    err = a.err + b.err
     if a.n_atoms == 0 or b.n_atoms == 0:
-        return LossAtoms(_EMPTY, _EMPTY, keeps[0], a.shift + b.shift, _EMPTY, keeps[1])
+        return LossAtoms(_EMPTY, _EMPTY, keeps[0], a.shift + b.shift, _EMPTY, keeps[1], err,
+                         _EMPTY)
     n = a.n_atoms * b.n_atoms
     if n > MAX_PAIRS:
         raise SizeLimitError(
@@ -410,11 +625,20 @@ def _convolve(a: LossAtoms, b: LossAtoms, limit: int, name: str) -> LossAtoms:
             f"MAX_PAIRS = {MAX_PAIRS}; compose fewer uses, or use a grid bracket (compose) or "
             "the Gaussian approximation (trade-off curves)")
     rows = max(1, _BLOCK // b.n_atoms)
-    blocks = ((np.add.outer(a.losses[i:i + rows], b.losses).ravel(),
-               np.add.outer(a.log_masses[i:i + rows], b.log_masses).ravel(),
-               np.add.outer(a.log_masses_prime[i:i + rows], b.log_masses_prime).ravel())
-              for i in range(0, a.n_atoms, rows))
-    return _accumulate(blocks, _scale(a) + _scale(b), keeps, a.shift + b.shift, limit, name)
+
+    def blocks() -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        for i in range(0, a.n_atoms, rows):
+            lp = np.add.outer(a.log_masses[i:i + rows], b.log_masses).ravel()
+            lq = np.add.outer(a.log_masses_prime[i:i + rows], b.log_masses_prime).ravel()
+            # the operands' errors add; each sum of two log masses is rounded once, each
+            # sum of two losses rounded up
+            e = (np.add.outer(a.log_errs[i:i + rows], b.log_errs).ravel()
+                 + _U * np.abs(np.where(np.isfinite(lp), lp, 0.0)))
+            yield (_up_nonzero(np.add.outer(a.losses[i:i + rows], b.losses).ravel()),
+                   lp, lq, e)
+
+    return _accumulate(blocks(), _scale(a) + _scale(b), keeps, a.shift + b.shift, limit,
+                       name, err)
 
 
 def _combiner(limit: int, name: str) -> Callable[[LossAtoms, LossAtoms], LossAtoms]:
@@ -500,14 +724,30 @@ def _multinomial(atoms: LossAtoms, k: int, limit: int, name: str) -> LossAtoms:
             f"atoms), more than MAX_PAIRS = {MAX_PAIRS}; compose fewer uses, or use a grid "
             "bracket (compose) or the Gaussian approximation (trade-off curves)")
 
-    def blocks() -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    abs_p, abs_l = np.abs(atoms.log_masses), np.abs(atoms.losses)
+    coef_size = (m + 1) * (math.log(2 * math.pi * k) + 1)
+
+    def blocks() -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
         for C in _count_vector_blocks(k, m, max(1, _BLOCK // m)):
             coef = log_multinomial(C)
-            yield C @ atoms.losses, coef + C @ atoms.log_masses, \
-                coef + C @ atoms.log_masses_prime
+            # a dot product of m terms is within (m + 1) u of sum c |x| (losses then
+            # rounded up)
+            dot = C @ atoms.losses + (m + 1) * _U * (C @ abs_l)
+            lp = coef + C @ atoms.log_masses
+            lq = coef + C @ atoms.log_masses_prime
+            e = (C @ atoms.log_errs + (m + 1) * _U * (C @ abs_p)
+                 + (m + 6) * _U * (np.abs(coef) + coef_size) + (m + 1) * 4e-16
+                 + _U * np.abs(lp))
+            yield _up_nonzero(dot), lp, lq, e
 
     keeps = (k * atoms.log_keep, k * atoms.log_keep_prime)
-    return _accumulate(blocks(), _scale(atoms, k), keeps, k * atoms.shift, limit, name)
+    return _accumulate(blocks(), _scale(atoms, k), keeps, k * atoms.shift, limit, name,
+                       atoms.err.scaled(k))
+    # log masses (:class:`Rounding`): each carries k base errors and the dot product's
+    # (m + 1) u sum c |ln m|, plus the error of log_multinomial: its entropy sum of m
+    # non-negative terms (three roundings each) within (m + 6) u of its size, its m + 1
+    # Stirling remainders and ln(2 pi c) terms within 4u (ln(2 pi k) + 1) each plus the
+    # series' truncation (below 4e-16 each), and the final sum's rounding.
 
 
 # --------------------------------------------------------------------------- the grid
@@ -576,7 +816,12 @@ def _grid_compose(a: _Grid, b: _Grid) -> _Grid:
 
 def _grid_atoms(g: _Grid, h: float, shift: float) -> LossAtoms:
     nz = np.flatnonzero(g.probs > 0)
-    return LossAtoms((g.offset + nz) * h + shift, np.log(g.probs[nz]), g.log_keep, 0.0)
+    L = (g.offset + nz) * h + shift
+    lp = np.log(g.probs[nz])
+    # the loss is two roundings off its grid point (a margin of 2u |l|), each log within 2u
+    # of its size; the masses' own error is the grid's (rel, err) bound
+    return LossAtoms(L, lp, g.log_keep, 0.0, err=Rounding(loss=2 * _U * _amax(L)),
+                     log_errs=2 * _U * np.abs(lp))
 
 
 @dataclass(frozen=True, eq=False)
@@ -606,30 +851,39 @@ class LossBracket:
     def of_atoms(cls, atoms: LossAtoms) -> LossBracket:
         """The bracket of exact atoms (its width is their merging ``shift``)."""
         base = LossAtoms(atoms.losses, atoms.log_masses, atoms.log_keep, 0.0,
-                         atoms.log_masses_prime, atoms.log_keep_prime)
+                         atoms.log_masses_prime, atoms.log_keep_prime, atoms.err,
+                         atoms.log_errs)
         return cls(base, base, 0.0, 0.0, 0.0, 0.0, True, None, atoms.n_atoms, atoms.shift)
 
     def delta(self, eps: float) -> tuple[float, float]:
-        """``(lower, upper)`` bounds on the hockey-stick divergence at ``eps``."""
+        """``(lower, upper)`` bounds on the hockey-stick divergence at ``eps``; the upper one
+        is rigorous (outward rounding), the lower one as computed."""
         if self.exact:
             up = self.upper.delta(eps)
-            lo = up if self.shift == 0 else self.upper.delta(eps + self.shift)
-            return lo, up
-        inf_u, inf_l = self.upper.mass_inf, self.lower.mass_inf
-        fu = self.upper.delta(eps) - inf_u
-        fl = self.lower.delta(eps) - inf_l
-        up = min(1.0, inf_u + (fu + self.err_upper) / (1 - self.rel_upper))
+            lo = self.upper.mass_inf + self.upper._finite_delta(
+                eps + self.shift + self.upper.err.loss)
+            return min(lo, up), up
+        inf_u, inf_l = self.upper.mass_inf_up, self.lower.mass_inf
+        fu = self.upper._finite_up(eps)
+        fl = self.lower._finite_delta(eps)
+        total = inf_u + (fu + self.err_upper) / (1 - self.rel_upper)
+        up = min(1.0, _up(total, 3)) if total > 0 else 0.0
         lo = max(0.0, inf_l + (fl - self.err_lower) / (1 + self.rel_lower))
-        return lo, max(up, lo)
+        return min(lo, up), up
 
     def epsilon(self, delta: float) -> tuple[float, float]:
-        """``(lower, upper)`` bounds on the smallest eps with ``delta(eps) <= delta``."""
+        """``(lower, upper)`` bounds on the smallest eps with ``delta(eps) <= delta``; the
+        upper one is rigorous (outward rounding), the lower one as computed."""
         if self.exact:
             up = self.upper.epsilon(delta)
-            return max(0.0, up - self.shift), up
-        inf_u, inf_l = self.upper.mass_inf, self.lower.mass_inf
-        t_up = inf_u + max(0.0, (delta - inf_u) * (1 - self.rel_upper) - self.err_upper)
-        up = math.inf if delta < inf_u else self.upper.epsilon(min(1.0, t_up))
+            return max(0.0, up - self.shift - self.upper.err.loss), up
+        inf_u, inf_l = self.upper.mass_inf_up, self.lower.mass_inf
+        if delta < inf_u:
+            up = math.inf
+        else:
+            t_up = _down(inf_u + max(0.0, (delta - inf_u) * (1 - self.rel_upper)
+                                     - self.err_upper), 3)
+            up = self.upper.epsilon(min(1.0, max(0.0, t_up)))
         t_lo = inf_l + (delta - inf_l) * (1 + self.rel_lower) + self.err_lower
         lo = self.lower.epsilon(min(1.0, max(0.0, t_lo)))
         return min(lo, up), up

@@ -91,7 +91,9 @@ def test_grouposition_holds_for_rr(eps, k, d):
     # k-fold composition at the reported epsilon is at most the reported delta
     rr = md.randomized_response(2, eps)
     g = advanced_grouposition(md.epsilon_ldp(rr), k, d)
-    assert delta_composed(rr, g.epsilon, k).delta <= g.delta
+    # (the exact composition's outward bound: at a pure target it may read a few ulps of
+    # loss above 0, as the k summed losses are each rounded up)
+    assert delta_composed(rr, g.epsilon, k).delta <= g.delta + 1e-15
 
 
 @pytest.mark.parametrize(("eps", "delta", "k", "delta_prime"), [
