@@ -9,6 +9,9 @@ can use it).
   ``1``. Every privacy measure forms its logarithms of ratios here.
 * :func:`dyadic_integers`, :func:`event_sums`: stored floats as exact integers over one
   power-of-two denominator, and exact belief / plausibility tables from them.
+* :func:`up`, :func:`down`, :func:`up_nonzero`: a computed double moved outwards, the
+  rule every returned epsilon and delta follows (``docs/accounting.md``, "Outward
+  rounding").
 * :func:`float_up`, :func:`float_down`: directed rounding of rationals (the catalog rounds
   its entries in the safe direction with them, so a stored matrix is never less private
   than its nominal epsilon).
@@ -97,6 +100,28 @@ def round_up(values: Any, ulps: int = LOG_RATIO_ULPS) -> np.ndarray:
     return v
 
 
+def up(x: float, steps: int = 1) -> float:
+    """``x`` moved ``steps`` doubles towards ``+inf`` (an upper bound on a value of which
+    ``x`` is within ``steps`` correctly rounded operations)."""
+    for _ in range(steps):
+        x = math.nextafter(x, math.inf)
+    return x
+
+
+def down(x: float, steps: int = 1) -> float:
+    """``x`` moved ``steps`` doubles towards ``-inf``."""
+    for _ in range(steps):
+        x = math.nextafter(x, -math.inf)
+    return x
+
+
+def up_nonzero(x: Any) -> np.ndarray:
+    """Each non-zero entry moved one double up: an upper bound on the exact value of one
+    correctly rounded operation (a rounded sum or product is 0 only when the exact one is)."""
+    x = np.asarray(x, dtype=float)
+    return np.where(x != 0, np.nextafter(x, np.inf), x)
+
+
 def log_ratio(hi: Any, lo: Any, diff: Any = None) -> np.ndarray:
     r"""An upper bound on ``ln(hi / lo)``, elementwise, within 8 ulps of the exact value.
 
@@ -153,6 +178,70 @@ def float_up(value: Fraction) -> float:
     """The smallest float ``>= value`` (a rational within the float range)."""
     f = float(value)
     return f if Fraction(f) >= value else float(np.nextafter(f, math.inf))
+
+
+# ------------------------------------------------------------------------------ closed forms
+OUTWARD_DIGITS = 60
+"""Significant digits at which :func:`outward` evaluates a closed form."""
+
+OUTWARD_MARGIN = Decimal("1e-40")
+r"""Relative widening :func:`outward` applies before rounding to a double. Every
+:mod:`decimal` operation it uses (``+ - * /``, ``sqrt``, ``exp``, ``ln``) is correctly rounded
+at :data:`OUTWARD_DIGITS` digits (relative error below ``10^-59``), so a formula of up to a
+few hundred operations whose condition number (the amplification of relative input
+perturbations, e.g. by cancellation) is below ``10^17`` is within ``10^-40`` of its exact
+value; an input double carries at most ``2^-53 ~ 10^-16`` of relative meaning, so no
+cancellation between doubles amplifies more than that."""
+
+
+_SERIES_BELOW = Decimal("1e-12")
+
+
+def dexpm1(x: Decimal) -> Decimal:
+    """``e^x - 1`` in the current :mod:`decimal` context without cancellation (a series
+    below ``1e-12``: truncation below ``|x|^6``, i.e. ``1e-60`` relative)."""
+    if abs(x) < _SERIES_BELOW:
+        return x * (1 + x / 2 * (1 + x / 3 * (1 + x / 4 * (1 + x / 5))))
+    return x.exp() - 1
+
+
+def dlog1p(x: Decimal) -> Decimal:
+    """``ln(1 + x)`` in the current :mod:`decimal` context without cancellation (a series
+    below ``1e-12``)."""
+    if abs(x) < _SERIES_BELOW:
+        return x * (1 - x * (Decimal(1) / 2 - x * (Decimal(1) / 3 - x * (Decimal(1) / 4
+                                                                             - x / 5))))
+    return (1 + x).ln()
+
+
+def outward(formula: Any, *args: float, direction: Literal["up", "down"] = "up") -> float:
+    r"""A closed form evaluated at 60 digits and rounded outward to a double.
+
+    ``formula`` receives the arguments as exact :class:`~decimal.Decimal` values (a double
+    converts exactly; ``inf`` stays ``inf``) inside a 60-digit context and returns a
+    ``Decimal``; the result, widened by :data:`OUTWARD_MARGIN` (relative), is rounded to the
+    nearest double at or above it (``direction="up"``) or at or below it. ``0`` and ``inf``
+    are returned exactly. This is the one place closed-form epsilons and deltas are rounded:
+    a bound printed by mechdesign is never below the exact value for the stored inputs.
+    Formulas use :func:`dexpm1` and :func:`dlog1p` where ``e^x - 1`` or ``ln(1 + x)`` would
+    cancel.
+    """
+    with localcontext() as ctx:
+        ctx.prec = OUTWARD_DIGITS
+        ctx.rounding = ROUND_HALF_EVEN
+        ctx.Emin, ctx.Emax = -999_999, 999_999
+        value = formula(*(Decimal(float(a)) for a in args))
+        if value.is_nan():
+            return math.nan
+        if value.is_infinite() or value == 0:
+            return float(value)
+        sign = 1 if direction == "up" else -1
+        widened = value * (1 + sign * OUTWARD_MARGIN * (1 if value > 0 else -1))
+        frac = Fraction(widened)
+    if abs(frac) > Fraction(_HUGE):
+        big = math.inf if frac > 0 else -math.inf
+        return big if (frac > 0) == (direction == "up") else math.copysign(_HUGE, frac)
+    return float_up(frac) if direction == "up" else float_down(frac)
 
 
 # ------------------------------------------------------------------------------ exact sums

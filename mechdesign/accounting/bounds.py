@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from .._algebra import log_multinomial
+from .._exact import up_nonzero as _up_nonzero
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidParameterError, SizeLimitError
-from .pld import LossAtoms
+from .pld import LossAtoms, Rounding
 
 MAX_SUBSETS_K = 20
 """Murtagh-Vadhan by enumeration of the 2^k subsets: k <= 20."""
@@ -121,12 +122,19 @@ def randomized_response_atoms(epsilon: float, k: int = 1, delta: float = 0.0) ->
     k = check_int(k, "k", 1)
     d = check_delta(delta)
     ell = np.arange(k + 1)
-    L = (k - 2 * ell) * eps
+    L = _up_nonzero((k - 2 * ell) * eps)  # one rounding of an integer times eps, stepped up
     log1pe = float(np.logaddexp(0.0, eps))
-    logm = log_multinomial(np.stack([ell, k - ell], axis=1)) + (k - ell) * eps - k * log1pe
+    coef = log_multinomial(np.stack([ell, k - ell], axis=1))
+    logm = coef + (k - ell) * eps - k * log1pe
     log_keep = k * math.log1p(-d) if d < 1 else -math.inf
-    return LossAtoms.from_losses(L[::-1].astype(float), logm[::-1] + log_keep, log_keep,
-                                 scale=k * eps)
+    lp = logm + log_keep
+    # errors (u = 2^-53): the binomial coefficient (see pld._multinomial), one rounding each
+    # of (k - l) eps and k ln(1 + e^eps) (itself within 2u), three sums
+    u = 2.0 ** -53
+    errs = (8 * u * (np.abs(coef) + 3 * (math.log(2 * math.pi * k) + 1)) + 12e-16
+            + 3 * u * (k * eps + k * log1pe) + 3 * u * np.abs(lp))
+    return LossAtoms.from_losses(L[::-1].astype(float), lp[::-1], log_keep, scale=k * eps,
+                                 err=Rounding(keep=4 * u), log_errs=errs[::-1])
 
 
 def optimal_composition_delta(epsilon: float, k: int, epsilon_total: float,
@@ -185,8 +193,17 @@ def _heterogeneous_atoms(eps: list[float], deltas: list[float]) -> LossAtoms:
         s = np.concatenate((s, s + e))
     total = float(sum(eps))
     log_norm = float(sum(np.logaddexp(0.0, e) for e in eps))
-    return LossAtoms.from_losses(2 * s - total, s - log_norm + log_keep, log_keep,
-                                 scale=max(total, 1.0))
+    # errors (u = 2^-53): each subset sum and the total within k u sum(eps), the loss
+    # 2 s - total two more roundings; the log masses the same plus k ln(1 + e^eps_i), each
+    # within 2u, summed; log_keep a sum of k log1p, each within 2u relative
+    u, k = 2.0 ** -53, len(eps)
+    L = 2 * s - total
+    lp = s - log_norm + log_keep
+    margin = (3 * k + 4) * u * total + 2 * u * float(np.max(np.abs(L)))
+    log_err = (3 * k + 6) * u * (total + log_norm) + 2 * u * abs(log_keep)
+    return LossAtoms.from_losses(L, lp, log_keep, scale=max(total, 1.0),
+                                 err=Rounding(loss=margin, log=log_err, keep=(k + 3) * u),
+                                 log_errs=2 * u * np.abs(lp))
 
 
 def optimal_heterogeneous_delta(epsilons: Any, epsilon_total: float,

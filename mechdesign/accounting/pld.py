@@ -41,7 +41,10 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .._algebra import log_multinomial, power_by_squaring
+from .._exact import down as _down
 from .._exact import log_ratio
+from .._exact import up as _up
+from .._exact import up_nonzero as _up_nonzero
 from .._validation import check_delta, check_int
 from ..errors import InvalidMechanismError, InvalidParameterError, SizeLimitError
 
@@ -127,26 +130,6 @@ class Rounding:
 
     def plus(self, loss: float = 0.0, log: float = 0.0, keep: float = 0.0) -> Rounding:
         return Rounding(self.loss + loss, self.log + log, self.keep + keep)
-
-
-def _up(x: float, steps: int = 1) -> float:
-    """``x`` moved ``steps`` doubles towards ``+inf``."""
-    for _ in range(steps):
-        x = math.nextafter(x, math.inf)
-    return x
-
-
-def _down(x: float, steps: int = 1) -> float:
-    """``x`` moved ``steps`` doubles towards ``-inf``."""
-    for _ in range(steps):
-        x = math.nextafter(x, -math.inf)
-    return x
-
-
-def _up_nonzero(x: np.ndarray) -> np.ndarray:
-    """Each non-zero entry moved one double up: an upper bound on the exact value of a
-    correctly rounded operation (a rounded sum is 0 only when the exact one is)."""
-    return np.where(x != 0, np.nextafter(x, np.inf), x)
 
 
 def _amax(x: np.ndarray) -> float:
@@ -259,20 +242,19 @@ class LossAtoms:
 
     @classmethod
     def from_losses(cls, losses: Any, log_masses: Any, log_keep: float = 0.0, *,
-                    scale: float | None = None, err: Rounding | None = None) -> LossAtoms:
+                    scale: float | None = None, err: Rounding | None = None,
+                    log_errs: Any = None) -> LossAtoms:
         """Atoms with the given losses and ``ln P`` masses, in any order (``ln P'`` masses
         ``ln P - l``); equal losses (to ``MERGE_RTOL * scale``, default the largest absolute
-        loss) are merged, atoms of mass 0 dropped. ``err`` bounds the error of the given
-        values (see :class:`Rounding`); the ``ln P'`` masses add one rounding to it."""
+        loss) are merged, atoms of mass 0 dropped. ``err`` and the per-atom ``log_errs``
+        bound the error of the given values (see :class:`Rounding`); without them the values
+        are taken as exact."""
         L = np.asarray(losses, dtype=float).ravel()
         lp = np.asarray(log_masses, dtype=float).ravel()
         if scale is None:
             scale = float(np.max(np.abs(L))) if L.size else 1.0
-        lq = lp - L
-        base = err or Rounding()
-        # ln P' = ln P - l: the loss's error, and one rounding
-        return _merge(L, lp, lq, _U * np.abs(lq), scale, (log_keep, 0.0), 0.0,
-                      base.plus(log=base.loss))
+        e = np.zeros(L.shape) if log_errs is None else np.asarray(log_errs, float).ravel()
+        return _merge(L, lp, lp - L, e, scale, (log_keep, 0.0), 0.0, err or Rounding())
 
     @property
     def mass_inf(self) -> float:
