@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from .._algebra import log_multinomial
+from .._exact import dexpm1, float_up, outward
+from .._exact import up as _up
 from .._exact import up_nonzero as _up_nonzero
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidParameterError, SizeLimitError
@@ -47,14 +51,41 @@ def _as_float_list(values: Any, name: str, check: Any) -> list[float]:
     return [check(v, f"{name}[{i}]") for i, v in enumerate(seq)]
 
 
+def _sum_up(values: list[float]) -> float:
+    """The smallest double at or above the exact sum of non-negative doubles (``inf`` when it
+    overflows or a term is ``inf``): ``math.fsum`` is correctly rounded, and the sign of the
+    exact residual ``sum - s`` (again ``fsum``, exact in sign) says whether to step up."""
+    if any(math.isinf(v) for v in values):
+        return math.inf
+    try:
+        s = math.fsum(values)
+        if math.isinf(s):
+            return math.inf
+        return _up(s) if math.fsum([*values, -s]) > 0 else s
+    except OverflowError:  # fsum's intermediate overflow: the exact sum is above the range
+        return math.inf
+
+
+def _linear_up(k: int, a: float, b: float = 0.0) -> float:
+    """The smallest double at or above ``k a + b`` (exact rational arithmetic on the doubles;
+    ``inf`` above the range)."""
+    v = k * Fraction(a) + Fraction(b)
+    return math.inf if v > Fraction(np.finfo(float).max) else float_up(v)
+
+
 def basic_composition(epsilons: Any, deltas: Any = None) -> CompositionBound:
-    r"""Basic composition: ``(sum eps_i, sum delta_i)`` (Dwork et al. 2006)."""
+    r"""Basic composition: ``(sum eps_i, min(1, sum delta_i))`` (Dwork et al. 2006).
+
+    Outward rounded: each sum is the exact sum of the doubles rounded up to a double (the
+    correctly rounded ``math.fsum``, stepped up one double when the exact residual is
+    positive), so never below the exact value and equal to it when it is a double.
+    """
     eps = _as_float_list(epsilons, "epsilons", lambda v, n: check_epsilon(v, n, allow_inf=True))
     dl = [0.0] * len(eps) if deltas is None else _as_float_list(deltas, "deltas", check_delta)
     if len(dl) != len(eps):
         raise InvalidParameterError(
             f"epsilons and deltas have different lengths ({len(eps)} and {len(dl)})")
-    return CompositionBound(float(sum(eps)), float(min(1.0, sum(dl))), "basic")
+    return CompositionBound(_sum_up(eps), min(1.0, _sum_up(dl)), "basic")
 
 
 def check_advanced(epsilon: float, delta: float, k: int, delta_prime: float
@@ -77,10 +108,22 @@ def advanced_composition(epsilon: float, delta: float, k: int,
     .. math:: \varepsilon' = \sqrt{2k\ln(1/\delta')}\,\varepsilon + k\varepsilon(e^\varepsilon - 1).
 
     Not capped by ``k eps``: compare with :func:`basic_composition`.
+
+    Outward rounded: eps' is evaluated by :func:`mechdesign._exact.outward` at 60 digits and
+    rounded up (``inf`` when it exceeds the double range); ``k delta + delta'`` is exact
+    rational arithmetic rounded up, then capped at 1.
     """
     eps, d, k, dp = check_advanced(epsilon, delta, k, delta_prime)
-    val = math.sqrt(2 * k * -math.log(dp)) * eps + k * eps * math.expm1(eps)
-    return CompositionBound(val, min(1.0, k * d + dp), "advanced (Dwork-Rothblum-Vadhan)")
+    K = Decimal(k)
+
+    def formula(e: Decimal, dp: Decimal) -> Decimal:
+        if e > 2000:  # k e (e^e - 1) is far above the double range
+            return Decimal("Infinity")
+        return (2 * K * -dp.ln()).sqrt() * e + K * e * dexpm1(e)
+
+    val = outward(formula, eps, dp)
+    return CompositionBound(val, min(1.0, _linear_up(k, d, dp)),
+                            "advanced (Dwork-Rothblum-Vadhan)")
 
 
 def advanced_composition_delta(epsilon: float, k: int, epsilon_total: float) -> float:
@@ -94,16 +137,26 @@ def advanced_composition_delta(epsilon: float, k: int, epsilon_total: float) -> 
 
     1 (no guarantee) when ``epsilon_total`` is at most the drift term ``k eps (e^eps - 1)``,
     and 0 when ``epsilon_total >= k eps`` (basic composition).
+
+    Outward rounded: ``epsilon_total >= k eps`` is decided exactly (rational arithmetic on
+    the doubles), the rest is evaluated by :func:`mechdesign._exact.outward` at 60 digits and
+    rounded up (a positive value below the smallest double reads ``5e-324``, never 0).
     """
     eps = check_epsilon(epsilon)
     k = check_int(k, "k", 1)
     total = check_epsilon(epsilon_total, "epsilon_total", allow_inf=True)
-    if total >= k * eps:
+    if total >= k * Fraction(eps):  # exact: k * eps rounded could pass a total below it
         return 0.0
-    drift = k * eps * math.expm1(eps)
-    if total <= drift:
-        return 1.0
-    return min(1.0, math.exp(-((total - drift) / eps) ** 2 / (2 * k)))
+    K = Decimal(k)
+
+    def formula(e: Decimal, t: Decimal) -> Decimal:
+        drift = K * e * dexpm1(e) if e <= 2000 else Decimal("Infinity")
+        if t <= drift:
+            return Decimal(1)
+        return min(Decimal(1), (-(((t - drift) / e) ** 2) / (2 * K)).exp())
+
+    # exactly positive here (total < k eps); the decimal exp may underflow to 0
+    return min(1.0, max(outward(formula, eps, total), math.ulp(0.0)))
 
 
 def randomized_response_atoms(epsilon: float, k: int = 1, delta: float = 0.0) -> LossAtoms:

@@ -113,7 +113,12 @@ def test_advanced_composition_delta_inverts_drv():
         total = advanced_composition(eps0, 0.0, k, dp).epsilon
         if total < k * eps0:
             assert advanced_composition_delta(eps0, k, total) == pytest.approx(dp, rel=1e-9)
-    assert advanced_composition_delta(0.1, 1000, 100.0) == 0.0  # >= k eps0: basic
+    # >= k eps0: basic composition. The comparison is exact: 1000 * 0.1 is
+    # 100.0000000000000055.. for the double 0.1, so 100.0 is BELOW k eps0 (the float product
+    # rounds to 100.0, which used to return 0) and the DRV value exp(-400.3..) applies
+    assert advanced_composition_delta(0.1, 1000, 100.00000000000001) == 0.0
+    assert advanced_composition_delta(0.1, 1000, 100.0) == pytest.approx(
+        math.exp(-((100.0 - 1000 * 0.1 * math.expm1(0.1)) / 0.1) ** 2 / 2000), rel=1e-12)
     assert advanced_composition_delta(0.1, 1000, 10.0) == 1.0  # below 1000 * 0.1 (e^0.1 - 1)
     assert advanced_composition_delta(0.0, 5, 0.0) == 0.0
 
