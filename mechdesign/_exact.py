@@ -27,7 +27,15 @@ is exact (Sterbenz's lemma: ``lo / 2 <= hi <= 2 lo``).
 from __future__ import annotations
 
 import math
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal, localcontext
+from decimal import (
+    ROUND_CEILING,
+    ROUND_FLOOR,
+    ROUND_HALF_EVEN,
+    Decimal,
+    Inexact,
+    Overflow,
+    localcontext,
+)
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -219,7 +227,8 @@ def outward(formula: Any, *args: float, direction: Literal["up", "down"] = "up")
 
     ``formula`` receives the arguments as exact :class:`~decimal.Decimal` values (a double
     converts exactly; ``inf`` stays ``inf``) inside a 60-digit context and returns a
-    ``Decimal``; the result, widened by :data:`OUTWARD_MARGIN` (relative), is rounded to the
+    ``Decimal``; the result, widened by :data:`OUTWARD_MARGIN` (relative) unless every
+    operation was exact (decimal's ``Inexact`` flag), is rounded to the
     nearest double at or above it (``direction="up"``) or at or below it. ``0`` and ``inf``
     are returned exactly. This is the one place closed-form epsilons and deltas are rounded:
     a bound printed by mechdesign is never below the exact value for the stored inputs.
@@ -230,14 +239,18 @@ def outward(formula: Any, *args: float, direction: Literal["up", "down"] = "up")
         ctx.prec = OUTWARD_DIGITS
         ctx.rounding = ROUND_HALF_EVEN
         ctx.Emin, ctx.Emax = -999_999, 999_999
+        ctx.traps[Overflow] = False  # e^(huge) is +inf, as a bound
+        ctx.clear_flags()
         value = formula(*(Decimal(float(a)) for a in args))
         if value.is_nan():
             return math.nan
         if value.is_infinite() or value == 0:
             return float(value)
-        sign = 1 if direction == "up" else -1
-        widened = value * (1 + sign * OUTWARD_MARGIN * (1 if value > 0 else -1))
-        frac = Fraction(widened)
+        if ctx.flags[Inexact]:
+            sign = 1 if direction == "up" else -1
+            ctx.prec = OUTWARD_DIGITS + 10
+            value = value * (1 + sign * OUTWARD_MARGIN * (1 if value > 0 else -1))
+        frac = Fraction(value)
     if abs(frac) > Fraction(_HUGE):
         big = math.inf if frac > 0 else -math.inf
         return big if (frac > 0) == (direction == "up") else math.copysign(_HUGE, frac)

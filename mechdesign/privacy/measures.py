@@ -18,9 +18,9 @@ evidential mechanism are exact integer sums of the masses up to :data:`EXACT_EVE
 (inputs x events x focal sets), and above it float sums widened by their rounding bound (at
 most ``2 m`` roundings for m outputs, :func:`_sum_table_bounds`), so pl/bel-SLDP and WLDP
 of such large mechanisms can read up to about ``(4 m + 16) 2^-53`` (absolute) above the
-exact value. ``delta_ldp`` is a floating-point sum (``n`` roundings of terms at most 1);
-``delta_deletion`` is the same sum at the reference its LP finds, hence an upper bound on
-the minimum over references up to that rounding;
+exact value. ``delta_ldp`` is a floating-point sum raised by its rounding bound
+(:func:`hockey_stick`), so an upper bound; ``delta_deletion`` is the same sum at the
+reference its LP finds, hence an upper bound on the minimum over references;
 :func:`mechdesign.privacy.verify.verify_exact` decides both exactly. Checks of a
 target (the ``.holds(mechanism)`` method of each privacy notion in
 :mod:`mechdesign.privacy.notions`) accept a measured epsilon up to :data:`EPSILON_TOL` above
@@ -126,19 +126,50 @@ def _pair_log_ratios(Q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def hockey_stick(P: np.ndarray, P_prime: np.ndarray, epsilon: float) -> np.ndarray:
-    r"""``H_{e^eps}(P || P') = sum_y max(0, P[y] - e^eps P'[y])`` along the last axis.
+    r"""An upper bound on ``H_{e^eps}(P || P') = sum_y max(0, P[y] - e^eps P'[y])`` along the
+    last axis, for the stored entries.
 
     Terms with ``P'[y] = 0`` contribute ``P[y]`` (no ``0 * inf``), so ``epsilon = inf`` gives
     the mass of P where P' vanishes. The value is capped at 1, the divergence's range: a row
     is accepted when it sums to 1 within 1e-9, and the sum of its terms over disjoint supports
     could otherwise read ``1 + 2e-16``, which is not a delta (and (eps, 1)-DP always holds).
+
+    Outward rounding (``u = 2^-53``): ``e^eps`` is taken two doubles below ``math.exp`` (within
+    one ulp), so the product ``c = fl(E P')`` is within ``u c`` (plus ``2^-1075`` if
+    subnormal) of a value at most the exact ``e^eps P'`` (exact when ``eps = 0``), the
+    difference ``d = fl(P - c)`` within ``u |d|`` (exact when 0), so each term is at most
+    ``d + 2u (|d| + c)`` (the factor 2 covers that sum's own roundings); the positive terms'
+    float sum is raised by ``(n + 2) u`` relative and one double. For ``eps >= 709`` the
+    product is formed as ``exp(eps + ln P')``, whose relative error ``2u (|ln P'| + |eps +
+    ln P'| + 2)`` is added the same way. Equal rows at ``eps = 0`` give exactly 0.
     """
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        if epsilon < 709:
-            term = np.where(P_prime > 0, P - math.exp(epsilon) * P_prime, P)
-        else:  # e^eps P' in log space: e^eps overflows, the product may not (P' < 1e-308)
-            term = np.where(P_prime > 0, P - np.exp(epsilon + np.log(P_prime)), P)
-    return np.minimum(np.maximum(term, 0.0).sum(axis=-1), 1.0)
+    P = np.asarray(P, dtype=float)
+    P_prime = np.asarray(P_prime, dtype=float)
+    u = 2.0 ** -53
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore", under="ignore"):
+        if math.isinf(epsilon):
+            term = np.where(P_prime > 0, 0.0, P)
+        else:
+            if epsilon == 0.0:
+                c = np.broadcast_to(P_prime, np.broadcast_shapes(P.shape, P_prime.shape))
+                c_err = 0.0
+            elif epsilon < 709:
+                E = math.nextafter(math.nextafter(math.exp(epsilon), 0.0), 0.0)
+                c = E * P_prime
+                c_err = u * c + np.where((c < 2.3e-308) & (P_prime > 0), 5e-324, 0.0)
+            else:  # e^eps P' in log space: e^eps overflows, the product may not (P' < 1e-308)
+                lp = np.log(np.where(P_prime > 0, P_prime, 1.0))
+                c = np.exp(epsilon + lp)
+                c_err = c * (2 * u * (np.abs(lp) + np.abs(epsilon + lp) + 2)) \
+                    + np.where((c < 2.3e-308) & (P_prime > 0), 5e-324, 0.0)
+            d = P - c
+            bound = np.where(np.isinf(c), -np.inf, d + (2 * u * np.abs(d) + 2 * c_err))
+            term = np.where(P_prime > 0, bound, P)
+        pos = np.maximum(term, 0.0)
+        total = pos.sum(axis=-1)
+        n = pos.shape[-1] if pos.ndim else 1
+        total = np.where(total > 0, np.nextafter(total * (1 + (n + 2) * u), np.inf), 0.0)
+    return np.minimum(total, 1.0)
 
 
 def delta_ldp(m: Any, epsilon: float, *, pairs: Any = None, graph: Any = None) -> float:
@@ -486,10 +517,20 @@ def _deletion_lp_at(Q: np.ndarray, e: float, tolerance: float) -> DeletionLP | N
 
 
 def deletion_delta_at(Q: np.ndarray, r: np.ndarray, epsilon: float) -> float:
-    r"""``max_x max(H_{e^eps}(Q_x || r), H_{e^eps}(r || Q_x))``: the deletion delta of the
-    rows of ``Q`` against the reference distribution ``r`` (no validation)."""
-    up = hockey_stick(Q, r[None, :], epsilon)
-    down = hockey_stick(np.broadcast_to(r, Q.shape), Q, epsilon)
+    r"""An upper bound on ``max_x max(H_{e^eps}(Q_x || r*), H_{e^eps}(r* || Q_x))``, the
+    deletion delta of the rows of ``Q`` against the distribution ``r* = r / sum(r)`` (no
+    validation).
+
+    A stored ``r`` need not sum to exactly 1. With ``s = sum(r)`` (``math.fsum``, within half
+    an ulp), ``r*`` lies entrywise between ``r_lo = r (1 - 4u) / s`` and ``r_hi = r (1 + 4u) /
+    s``; the first divergence decreases in its reference and the second increases, so they
+    are bounded at ``r_lo`` and ``r_hi`` (both :func:`hockey_stick`, itself an upper bound).
+    """
+    s = math.fsum(r)
+    u = 2.0 ** -53
+    r_lo, r_hi = (r, r) if s == 1.0 else (r * ((1 - 4 * u) / s), r * ((1 + 4 * u) / s))
+    up = hockey_stick(Q, r_lo[None, :], epsilon)
+    down = hockey_stick(np.broadcast_to(r_hi, Q.shape), Q, epsilon)
     return float(max(up.max(), down.max()))
 
 

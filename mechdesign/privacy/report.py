@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
+from .._exact import outward
 from .._subsets import MAX_EVENT_OUTPUTS
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
@@ -62,5 +62,6 @@ def privacy_report(m: Mechanism | EvidentialMechanism, epsilons: Sequence[float]
 
 
 def ratio(epsilon: float) -> float:
-    """``e^eps`` (the likelihood-ratio bound the papers quote as r), inf-safe."""
-    return math.inf if epsilon > 709 else math.exp(epsilon)
+    """``e^eps`` (the likelihood-ratio bound the papers quote as r), inf-safe, rounded up
+    (:func:`mechdesign._exact.outward`)."""
+    return outward(lambda e: e.exp(), epsilon)
