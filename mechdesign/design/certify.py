@@ -9,10 +9,10 @@ meets the target itself, with no slack aimed at (:func:`meets`):
   at most the target. The float measures are upper bounds of the exact value of the
   stored matrix up to a few units in the last place, so the comparison is made with the
   measure rounded up by :data:`EPSILON_ROUNDING` (relative);
-* a delta (ApproxLDP, DeletionLDP with delta > 0): the measured delta plus a bound on the
-  rounding of the float hockey-stick sum, ``(n + 4) 2^-52`` for n outputs
-  (:func:`delta_rounding`), is at most the target: relative to the target, never an
-  absolute slack;
+* a delta (ApproxLDP, DeletionLDP with delta > 0): the measured delta is at most the
+  target. The float hockey-stick sums are outward-rounded upper bounds of the exact value
+  (:func:`mechdesign.privacy.measures.hockey_stick`), so no slack is added: a target of
+  1e-300 is met by a matrix whose delta is exactly 0, or proven below it;
 * and, when the matrix has at most ``verify.MAX_EXACT_ENTRIES`` entries (and at most
   ``verify.MAX_EXACT_OUTPUTS`` outputs for the event notions), :func:`verify_exact`
   PROVES it in rational arithmetic (tolerance 0).
@@ -59,18 +59,12 @@ AIM_STEPS = (1.0, 1.0 - 1e-9, 1.0 - 1e-6, 0.999, 0.9, 0.5, 0.0)
 (where it runs) agrees; the last one is the constant mechanism."""
 
 
-def delta_rounding(n_outputs: int) -> float:
-    r"""A bound on the rounding error of the float hockey-stick sum over ``n_outputs``
-    terms of a row summing to at most 1: each term ``P - e^eps P'`` is within 3 ulps of
-    ``P`` and the sum adds ``n`` more, so ``(n + 4) 2^-52`` (twice the unit roundoff)."""
-    return (n_outputs + 4) * 2.0**-52
-
-
 def meets(notion: Notion, achieved: float, n_outputs: int, aim: float = 1.0) -> bool:
-    """Does a float measurement meet ``aim`` times the notion's target (see module)?"""
+    """Does a float measurement meet ``aim`` times the notion's target (see module)?
+    (``n_outputs`` is kept for callers; the delta measures carry their rounding bound.)"""
     target = aim * notion.target
     if notion.measures_delta:
-        return achieved + delta_rounding(n_outputs) <= target
+        return achieved <= target
     return achieved * (1.0 + EPSILON_ROUNDING) <= target
 
 

@@ -691,3 +691,26 @@ def test_conic_program_falls_back_to_scs():
     assert any("re-solved with SCS" in n for n in res.notes)
     assert not any("time limit" in n for n in res.notes)
     assert verify_exact(res.mechanism, built.problem.privacy).holds is True
+
+
+# ------------------------------------------------------------------ certification at any target
+@pytest.mark.parametrize("notion", [
+    md.ApproxLDP(epsilon=1.0, delta=1e-15), md.DeletionLDP(epsilon=1.0, delta=1e-15),
+    md.ApproxLDP(epsilon=0.5, delta=1e-300), md.ApproxLDP(epsilon=0.0, delta=1e-300),
+    md.DeletionLDP(epsilon=0.3, delta=1e-300)])
+def test_a_tiny_delta_target_is_certified(notion):
+    # the float delta measures are outward-rounded upper bounds, so no absolute slack is
+    # added and a target below (m + 4) 2^-52 can be met (it used to end in
+    # UncertifiedDesignError even for the constant mechanism). Independently: the exact
+    # verifier proves the returned matrix at tolerance 0.
+    k = 3
+    res = md.DesignProblem(privacy=notion, objective=md.ExpectedLoss(
+        md.losses.hamming(k), prior=np.full(k, 1 / k))).solve()
+    assert res.certificate.met and res.certificate.achieved <= notion.delta
+    assert verify_exact(res.mechanism, notion).holds is True
+    # never worse than the constant mechanism (value (k - 1) / k), never better than the
+    # pure optimum (k-1)/(e^eps'+k-1) that delta -> 0 approaches (eps' = eps for LDP; 2 eps
+    # for deletion LDP, whose rows are within e^eps of one reference)
+    scale = 2 if isinstance(notion, md.DeletionLDP) else 1
+    pure = (k - 1) / (math.exp(scale * notion.epsilon) + k - 1)
+    assert pure - 1e-9 <= res.value <= (k - 1) / k + 1e-12
