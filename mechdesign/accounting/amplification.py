@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 from typing import Literal
 
 import numpy as np
@@ -17,6 +19,7 @@ from scipy.optimize import brentq
 from scipy.special import bdtr
 
 from .._algebra import log_expm1, log_multinomial
+from .._exact import dexpm1, dlog1p, float_up, outward
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidParameterError
 from ..privacy.conversions import Guarantee
@@ -43,28 +46,52 @@ def subsampled(epsilon: float, delta: float, p: float) -> Guarantee:
 
     .. math:: \varepsilon' = \ln(1 + p(e^\varepsilon - 1)), \quad \delta' = p\delta
 
-    (computed as ``log1p(p * expm1(eps))``).
+    Outward rounded: eps' is evaluated by :func:`mechdesign._exact.outward` at 60 digits
+    (as ``log1p(p expm1(eps))``, and as ``eps + ln(p + (1 - p) e^-eps)`` above
+    ``eps = 1000``) and rounded up; ``p delta`` is the exact product rounded up. A positive
+    value never reads 0 (``subsampled(1e-300, 0, 1e-300)`` has eps' ``5e-324``,
+    ``subsampled(40, 1e-3, 5e-324)`` delta' ``5e-324``).
     """
     eps = check_epsilon(epsilon, allow_inf=True)
     d = check_delta(delta)
     p = check_probability(p, "p")
     if math.isinf(eps):
         val = math.inf if p > 0 else 0.0
-    elif eps > 700:
-        val = eps + math.log(p) if p > 0 else 0.0
+    elif p == 0 or eps == 0:
+        val = 0.0
+    elif p == 1:
+        val = eps
     else:
-        val = math.log1p(p * math.expm1(eps))
-    return Guarantee(val, p * d, "DP", "Huang & Canonne Thm 6.1 (subsampling)")
+        val = max(outward(_subsampled_epsilon, eps, p), _SMALLEST)  # exactly positive
+    return Guarantee(val, float_up(Fraction(p) * Fraction(d)), "DP",
+                     "Huang & Canonne Thm 6.1 (subsampling)")
+
+
+_SMALLEST = math.ulp(0.0)
+"""The smallest positive double: the upward rounding of a positive value below it."""
+
+
+def _subsampled_epsilon(e: Decimal, p: Decimal) -> Decimal:
+    """``ln(1 + p (e^eps - 1))`` in decimal (no overflow: ``e^eps`` is factored out above
+    1000, where ``e^-eps`` may underflow to 0 harmlessly: ``p >= 2^-1074`` dominates it)."""
+    if e <= 1000:
+        return dlog1p(p * dexpm1(e))
+    return e + (p + (1 - p) * (-e).exp()).ln()
 
 
 def shuffle_to_ldp(epsilon_shuffle: float, delta_shuffle: float, n: int) -> Guarantee:
     r"""One-message shuffle to LDP (Huang & Canonne Thm 5.1, [CSUZZ19, Thm 6.2]): if an
     n-user one-message shuffle protocol is (eps_S, delta_S)-DP, its randomizer is
-    ``(eps_S + ln n, delta_S)``-LDP."""
+    ``(eps_S + ln n, delta_S)``-LDP.
+
+    Outward rounded: ``eps_S + ln n`` is evaluated by :func:`mechdesign._exact.outward` at 60
+    digits and rounded up (exact for ``n = 1``); ``delta_S`` is returned as given."""
     eps = check_epsilon(epsilon_shuffle, "epsilon_shuffle", allow_inf=True)
     d = check_delta(delta_shuffle, "delta_shuffle")
     n = check_int(n, "n", 1)
-    return Guarantee(eps + math.log(n), d, "LDP", "Huang & Canonne Thm 5.1 (CSUZZ19 Thm 6.2)")
+    ln_n = Decimal(n).ln
+    val = eps if n == 1 else outward(lambda e: e + ln_n(), eps)
+    return Guarantee(val, d, "LDP", "Huang & Canonne Thm 5.1 (CSUZZ19 Thm 6.2)")
 
 
 # --------------------------------------------------------------------------- clones (FMT21)

@@ -37,6 +37,27 @@ def test_subsampling_values():
     assert subsampled(800.0, 0.0, 1e-3).epsilon == pytest.approx(800 + math.log(1e-3))
 
 
+def test_subsampled_delta_does_not_underflow_to_zero():
+    # issue 31: p delta = 5e-324 * 1e-3 = 4.9e-327 is exactly positive but below the smallest
+    # double; the float product read 0.0 (a pure guarantee that does not hold). Rounded up it
+    # is the smallest positive double.
+    g = subsampled(40.0, 1e-3, 5e-324)
+    assert g.delta == 5e-324
+    # eps' = ln(1 + 5e-324 (e^40 - 1)) = 5e-324 (e^40 - 1) (1 - ..) = 1.16295773881346e-306
+    assert g.epsilon == pytest.approx(5e-324 * math.expm1(40.0), rel=1e-12)
+    assert g.epsilon >= 4.9406564584124654e-324 * math.expm1(40.0) * (1 - 1e-15)
+
+
+def test_subsampled_epsilon_does_not_underflow_to_zero():
+    # issue 31: eps' = ln(1 + 1e-300 (e^1e-300 - 1)) = 1e-600 (1 + ..) is exactly positive;
+    # p * expm1(eps) underflowed to 0.0. Rounded up it is the smallest positive double.
+    g = subsampled(1e-300, 0.0, 1e-300)
+    assert g.epsilon == 5e-324 and g.delta == 0.0
+    # and the exact zeros stay exact: p = 0, eps = 0, delta = 0
+    assert subsampled(1e-300, 0.5, 0.0).epsilon == 0.0 == subsampled(1e-300, 0.5, 0.0).delta
+    assert subsampled(0.0, 0.0, 0.5).epsilon == 0.0
+
+
 @settings(max_examples=60, deadline=None)
 @given(eps=st.floats(0.0, 20.0), p=st.floats(0.0, 1.0))
 def test_subsampling_never_worse(eps, p):
