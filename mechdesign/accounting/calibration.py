@@ -77,8 +77,11 @@ class Calibration:
         The extreme parameter that meets the target: the largest (``direction ==
         "largest"``) or the smallest (``"smallest"``: the number of users n) one.
     infeasible : float, int or None
-        The next parameter beyond ``value``, which does NOT meet the target: the next double
-        (real parameters) or ``k + 1`` / ``n - 1`` (integers). ``None`` when the end of the
+        The next parameter beyond ``value``, which does NOT meet the target by the forward
+        computation: the next double (real parameters) or ``k + 1`` / ``n - 1`` (integers).
+        The forward computation is an outward-rounded upper bound, so ``value`` provably
+        meets the target while ``infeasible`` may still meet it exactly (by at most the
+        bound's pessimism, about 1e-12 relative in delta). ``None`` when the end of the
         searched range meets the target (the whole range does).
     direction : {"largest", "smallest"}
     target_epsilon, target_delta : float
@@ -531,7 +534,8 @@ def calibrate_shuffle(free: Literal["epsilon0", "n"], *, target_epsilon: float,
     Returns
     -------
     Calibration
-        ``value`` meets the target; ``infeasible`` (the next double, or ``n - 1``) does not.
+        ``value`` meets the target; ``infeasible`` (the next double, or ``n - 1``) does not by
+        the (outward-rounded) forward computation.
 
     Raises
     ------
