@@ -27,12 +27,16 @@ distinguishable; it only scales the hockey-stick divergences of replacement pair
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from .._coerce import as_mechanism
+from .._exact import dlog1p, outward
 from .._validation import as_prior, check_probability
 from ..errors import InvalidParameterError
 from ..mechanism import Mechanism
@@ -102,11 +106,18 @@ def subsample(mechanism: Any, p: float, reference: Any = "null", *,
     The pure epsilon of the present inputs does not drop with the null reference (their
     ratios are ``p Q[x, y] / p Q[x', y]``); the mixture with a reference inside the outputs
     is what amplifies (``docs/accounting.md`` s.7).
+
+    Each entry is ``(1 - p) r_y + p Q[x, y]``, a sum of two non-negative products, so
+    within about ``3 * 2^-53`` relative of the exact value for the stored Q, p and r
+    (``r_y + p (Q[x, y] - r_y)`` cancelled near ``p = 1``: relative errors up to 1), or
+    ``2^-1074`` absolute where it underflows; exactly ``r_y`` where ``Q[x, y] = r_y``.
+    :func:`subsampling_privacy` measures the exact matrix, not this rounding of it.
     """
     Q = as_mechanism(mechanism)
     p = check_probability(p, "p")
     M, r, outputs = _reference(Q, reference)
-    rows = r[None, :] + p * (M - r[None, :])  # r itself where Q[x] = r (the row x0)
+    R = np.broadcast_to(r[None, :], M.shape)
+    rows = np.where(M == R, R, (1.0 - p) * R + p * M)  # r itself where Q[x] = r (the row x0)
     inputs = Q.inputs
     if absent:
         rows = np.vstack([rows, r[None, :]])
@@ -124,9 +135,10 @@ class SubsampledPrivacy:
     mechanism : Mechanism
         ``subsample(Q, p, reference, absent=True)``: the present inputs and the absent one.
     epsilon : float
-        Exact epsilon of ``mechanism`` (every pair: replacement and add/remove).
+        Epsilon of the exact subsampled randomizer (every pair: replacement and add/remove),
+        rounded up (see :func:`subsampling_privacy`).
     epsilon_replacement : float
-        Exact epsilon over the present inputs only.
+        The same over the present inputs only.
     epsilon_input : float
         ``max(eps_LDP(Q), max_{x,y} |ln(Q[x, y] / r_y)|)``: the epsilon the theorem is
         applied with (``inf`` for the null reference).
@@ -153,9 +165,15 @@ def subsampling_privacy(mechanism: Any, p: float, reference: Any = "null"
               \varepsilon_{in} = \max\Big(\varepsilon_{LDP}(Q),
               \max_{x, y} \big|\ln \tfrac{Q[x, y]}{r_y}\big|\Big)
 
-    The exact values are :func:`~mechdesign.privacy.epsilon_ldp` of the matrices (upper
-    bounds at most a few ulps above the truth); the bound is
-    :func:`~mechdesign.accounting.subsampled`. Arguments as in :func:`subsample`.
+    Outward rounded: ``epsilon`` and ``epsilon_replacement`` are the epsilons of the EXACT
+    matrix ``(1 - p) r + p Q`` of the stored Q, p and r (not of the rounded
+    ``mechanism``), rounded up: the entries of a column are monotone in ``Q[x, y]``, so its
+    extremes are ``(1 - p) r_y + p max_x Q[x, y]`` and the same with the min (and ``r_y``
+    for the absent row), formed as exact rationals; the largest ratio is found exactly and
+    its logarithm evaluated by :func:`mechdesign._exact.outward` at 60 digits and rounded
+    up (O(m) rational operations). ``epsilon_input`` is from the measures (upper bounds) and
+    ``bound`` is :func:`~mechdesign.accounting.subsampled` of it (rounded up, increasing in
+    ``epsilon_input``). Arguments as in :func:`subsample`.
     """
     Q = as_mechanism(mechanism)
     ext = subsample(Q, p, reference, absent=True)
@@ -163,6 +181,37 @@ def subsampling_privacy(mechanism: Any, p: float, reference: Any = "null"
     M, r, _ = _reference(Q, reference)
     eps_in = max(epsilon_ldp(Q), worst_log_ratio(M, r[None, :]).epsilon,
                  worst_log_ratio(r[None, :], M).epsilon)
-    present = Mechanism(ext.matrix[:-1], ext.inputs[:-1], ext.outputs)
-    return SubsampledPrivacy(ext, epsilon_ldp(ext), epsilon_ldp(present), eps_in,
+    eps, eps_present = _exact_epsilons(M, r, p)
+    return SubsampledPrivacy(ext, eps, eps_present, eps_in,
                              subsampled(eps_in, 0.0, p).epsilon, p)
+
+
+def _exact_epsilons(M: np.ndarray, r: np.ndarray, p: float) -> tuple[float, float]:
+    """Pure epsilons (with the absent row r, and without) of the exact matrix
+    ``(1 - p) r + p M``, rounded up: per column, the largest over the smallest entry (``inf``
+    for a positive one over an exact 0; an all-zero column is ignored)."""
+    P = Fraction(p)
+    hi, lo = M.max(axis=0).tolist(), M.min(axis=0).tolist()
+    worst = [Fraction(1), Fraction(1)]  # the largest ratio: with the absent row, without
+    inf = [False, False]
+    for y, ry in enumerate(r.tolist()):
+        R = Fraction(ry)
+        a = (1 - P) * R + P * Fraction(hi[y])
+        b = (1 - P) * R + P * Fraction(lo[y])
+        for i, (top, bottom) in enumerate(((max(a, R), min(b, R)), (a, b))):
+            if top == 0:
+                continue
+            if bottom == 0:
+                inf[i] = True
+            elif top > worst[i] * bottom:
+                worst[i] = top / bottom
+    return tuple(math.inf if inf[i] else _ln_up(worst[i]) for i in range(2))
+
+
+def _ln_up(ratio: Fraction) -> float:
+    """``ln ratio`` for a rational ``ratio >= 1``, by :func:`mechdesign._exact.outward`
+    (``log1p`` of the exact ``ratio - 1``), rounded up; exactly 0 at 1."""
+    if ratio == 1:
+        return 0.0
+    t = ratio - 1
+    return outward(lambda: dlog1p(Decimal(t.numerator) / Decimal(t.denominator)))
