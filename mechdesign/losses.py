@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -39,8 +40,17 @@ def from_distance(D: Any) -> np.ndarray:
 
 
 def check_loss(L: Any) -> np.ndarray:
-    """A finite ``(k, m)`` loss matrix (negative entries are gains and are allowed)."""
-    return as_float_matrix(L, "loss")
+    """A finite ``(k, m)`` loss matrix (negative entries are gains and are allowed) whose
+    range ``max - min`` is a finite double (the designer works in unit range; a range that
+    overflows, e.g. entries of +-1e308, is refused here rather than failing in a solver)."""
+    A = as_float_matrix(L, "loss")
+    if A.size:
+        hi, lo = float(A.max()), float(A.min())
+        if not math.isfinite(hi - lo):
+            raise InvalidParameterError(
+                f"the loss's range overflows a double: max {hi!r} - min {lo!r}; rescale the "
+                "loss (only its differences matter to the optimal mechanism)")
+    return A
 
 
 BUILDERS = {"hamming": hamming, "absolute": absolute, "squared": squared}

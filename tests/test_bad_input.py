@@ -315,3 +315,17 @@ def test_json_null_name_means_no_name(tmp_path):
 def test_graph_weights_may_be_numpy_numbers(weight):
     # warner(0.75) has eps = ln 3; at distance 2 the metric epsilon is ln 3 / 2
     assert epsilon_metric(W, _graph(weight)) == pytest.approx(math.log(3) / 2, rel=1e-15)
+
+
+def test_a_loss_whose_range_overflows_is_refused_up_front():
+    # entries of +-1e308: max - min overflows; it used to reach the solver and end in
+    # "Solver 'CLARABEL' failed"
+    import numpy as np
+
+    import mechdesign as md
+    from mechdesign.errors import InvalidParameterError
+    L = np.array([[0.0, 1e308], [-1e308, 0.0]])
+    for objective in (md.ExpectedLoss, md.WorstCaseLoss):
+        with pytest.raises(InvalidParameterError, match="range overflows.*1e\\+308"):
+            objective(L)
+    md.ExpectedLoss(np.array([[0.0, 1e307], [-1e307, 0.0]]))  # a finite range is fine

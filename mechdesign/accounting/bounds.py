@@ -23,7 +23,7 @@ from .._exact import up as _up
 from .._exact import up_nonzero as _up_nonzero
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidParameterError, SizeLimitError
-from .pld import LossAtoms, Rounding
+from .pld import MAX_ATOMS, LossAtoms, Rounding
 
 MAX_SUBSETS_K = 20
 """Murtagh-Vadhan by enumeration of the 2^k subsets: k <= 20."""
@@ -174,12 +174,20 @@ def randomized_response_atoms(epsilon: float, k: int = 1, delta: float = 0.0) ->
     eps = check_epsilon(epsilon)
     k = check_int(k, "k", 1)
     d = check_delta(delta)
+    log_keep = k * math.log1p(-d) if d < 1 else -math.inf
+    if eps == 0.0:  # every use is 0-private: one atom at loss 0, whatever k
+        return LossAtoms.from_losses([0.0], [log_keep], log_keep,
+                                     err=Rounding(keep=4 * 2.0 ** -53))
+    if k + 1 > MAX_ATOMS:  # refused before allocating k + 1 atoms
+        raise SizeLimitError(
+            f"the {k}-fold composition of randomized response has {k + 1} privacy losses, "
+            f"more than MAX_ATOMS = {MAX_ATOMS}; use fewer uses, or the advanced "
+            "composition bound (advanced_composition), which is closed form in k")
     ell = np.arange(k + 1)
     L = _up_nonzero((k - 2 * ell) * eps)  # one rounding of an integer times eps, stepped up
     log1pe = float(np.logaddexp(0.0, eps))
     coef = log_multinomial(np.stack([ell, k - ell], axis=1))
     logm = coef + (k - ell) * eps - k * log1pe
-    log_keep = k * math.log1p(-d) if d < 1 else -math.inf
     lp = logm + log_keep
     # errors (u = 2^-53): the binomial coefficient (see pld._multinomial), one rounding each
     # of (k - l) eps and k ln(1 + e^eps) (itself within 2u), three sums

@@ -8,9 +8,10 @@ import math
 from dataclasses import asdict
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidParameterError
+from .._exact import outward
+from ..errors import InvalidParameterError, SizeLimitError
 from .mechanisms import (
     add_source_arguments,
     catalog_help,
@@ -54,7 +55,8 @@ def _result_row(r: CompositionResult) -> tuple[str, ...]:
     return (label, given, r.solved_for, fmt(r.value), bracket)
 
 
-def _bounds(eps0: float, k: int, r: CompositionResult) -> list[tuple[str, str, str, float]]:
+def _bounds(eps0: float, k: int, r: CompositionResult
+            ) -> list[tuple[str, str, str, float | str]]:
     """Closed-form bounds for k uses of an eps0-LDP mechanism, at the same query."""
     from ..accounting import (
         advanced_composition,
@@ -66,18 +68,27 @@ def _bounds(eps0: float, k: int, r: CompositionResult) -> list[tuple[str, str, s
     if math.isinf(eps0):
         return []
     kov = "optimal for eps0-LDP (Kairouz-Oh-Viswanath)"
+    basic = outward(lambda e, n: e * n, eps0, float(k))  # k eps0, rounded up
+
+    def optimal(f: Any, *args: Any) -> float | str:
+        try:
+            return f(*args)
+        except SizeLimitError:  # k + 1 atoms: not formed for a huge k
+            return "not computed (k too large)"
+
     if r.solved_for == "delta":
         given = f"epsilon = {fmt(r.epsilon)}"
-        return [("basic composition", given, "delta", 0.0 if r.epsilon >= k * eps0 else 1.0),
+        return [("basic composition", given, "delta", 0.0 if r.epsilon >= basic else 1.0),
                 ("advanced (Dwork-Rothblum-Vadhan)", given, "delta",
                  advanced_composition_delta(eps0, k, r.epsilon)),
-                (kov, given, "delta", optimal_composition_delta(eps0, k, r.epsilon))]
+                (kov, given, "delta", optimal(optimal_composition_delta, eps0, k, r.epsilon))]
     d = r.delta
-    rows = [("basic composition", f"delta = {fmt(d)}", "epsilon", k * eps0)]
+    rows = [("basic composition", f"delta = {fmt(d)}", "epsilon", basic)]
     if d > 0:
         rows.append(("advanced (Dwork-Rothblum-Vadhan)", f"delta = {fmt(d)}", "epsilon",
                      advanced_composition(eps0, 0.0, k, d).epsilon))
-    rows.append((kov, f"delta = {fmt(d)}", "epsilon", optimal_composition_epsilon(eps0, k, d)))
+    rows.append((kov, f"delta = {fmt(d)}", "epsilon",
+                 optimal(optimal_composition_epsilon, eps0, k, d)))
     return rows
 
 
@@ -114,7 +125,7 @@ def cmd_compose(args: argparse.Namespace) -> int:
         rows = []
         for r in results:
             rows.append(_result_row(r))
-            rows.extend((name, given, what, fmt(v), "")
+            rows.extend((name, given, what, v if isinstance(v, str) else fmt(v), "")
                         for name, given, what, v in _bounds(eps0, k, r))
         print_table(rows, ("analysis", "given", "solves", "value", "bracket"))
         worst = results[0]

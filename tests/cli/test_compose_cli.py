@@ -126,3 +126,30 @@ def test_amplify_subsample_and_shuffle_to_ldp(capsys):
     assert out[0]["epsilon"] == pytest.approx(0.5 + math.log(1000))
     assert main(["amplify", "subsample", "--epsilon", "1", "--p", "0.5"]) == 0
     assert "amplified epsilon" in capsys.readouterr().out
+
+
+def test_compose_of_a_zero_private_mechanism_answers_at_any_k(capsys):
+    # warner(0.5) has equal rows: every use is 0-private, so k = 10^9 uses are (0, 0)-LDP.
+    # The KOV bound used to allocate k + 1 atoms (7.45 GiB at k = 10^9) before answering.
+    out = run_json(capsys, "compose", "warner", "p=0.5", "--k", "1000000000",
+                   "--epsilon", "0", "--delta", "0", "--json")
+    by = {r["solved_for"]: r for r in out["results"]}
+    assert by["delta"]["delta"] == 0.0 and by["epsilon"]["epsilon"] == 0.0
+    kov = {b["solved_for"]: b["value"] for b in out["bounds"] if b["bound"].startswith("opt")}
+    assert kov == {"delta": 0.0, "epsilon": 0.0}
+
+
+def test_kov_atoms_are_refused_before_allocating_at_huge_k():
+    # RR(eps > 0) has k + 1 distinct losses: past MAX_ATOMS a typed refusal, not an
+    # allocation; at eps = 0 one atom whatever k (delta = 1 - (1 - delta0)^k)
+    from mechdesign.accounting import randomized_response_atoms
+    from mechdesign.accounting.pld import MAX_ATOMS
+    from mechdesign.errors import SizeLimitError
+    with pytest.raises(SizeLimitError, match="MAX_ATOMS"):
+        randomized_response_atoms(0.1, 10**9)
+    atoms = randomized_response_atoms(0.0, 10**9, 1e-12)
+    assert atoms.n_atoms == 1 and atoms.losses[0] == 0.0
+    # 1 - (1 - 1e-12)^(10^9) = 9.995e-4 (log1p/expm1), bounded from above
+    exact = -math.expm1(10**9 * math.log1p(-1e-12))
+    assert exact <= atoms.delta(0.0) <= exact * (1 + 1e-12)
+    assert MAX_ATOMS < 10**9
