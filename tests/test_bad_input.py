@@ -326,6 +326,6 @@ def test_a_loss_whose_range_overflows_is_refused_up_front():
     from mechdesign.errors import InvalidParameterError
     L = np.array([[0.0, 1e308], [-1e308, 0.0]])
     for objective in (md.ExpectedLoss, md.WorstCaseLoss):
-        with pytest.raises(InvalidParameterError, match="range overflows.*1e\\+308"):
+        with pytest.raises(InvalidParameterError, match=r"range overflows.*1e\+308"):
             objective(L)
     md.ExpectedLoss(np.array([[0.0, 1e307], [-1e307, 0.0]]))  # a finite range is fine
