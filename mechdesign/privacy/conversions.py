@@ -6,13 +6,17 @@ Lemmas 4.1-4.3, Thm 4.3) and ``docs/accounting.md`` s.3.
 
 from __future__ import annotations
 
+import decimal
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
 
 from .._coerce import as_mechanism
+from .._exact import dexpm1, dlog1p
+from .._exact import outward as _outward
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidMechanismError, InvalidParameterError, MechdesignError
 from ..mechanism import Mechanism
@@ -32,6 +36,16 @@ DECOMPOSITION_TOL = 1e-9
 and largest negative entry of G clipped to zero."""
 
 
+def outward(formula: Any, *args: float, direction: str = "up") -> float:
+    """:func:`mechdesign._exact.outward`, with a decimal overflow (a value beyond
+    ``10^999999``, e.g. ``1.5^T`` for a huge T) read as ``inf`` when rounding up and as ``0``
+    when rounding down (a positive value below ``10^-999999``)."""
+    try:
+        return _outward(formula, *args, direction=direction)  # type: ignore[arg-type]
+    except (decimal.Overflow, decimal.Underflow):
+        return math.inf if direction == "up" else 0.0
+
+
 @dataclass(frozen=True)
 class Guarantee:
     """An (epsilon, delta) guarantee of a given notion, with the result that gives it."""
@@ -49,10 +63,13 @@ def pure_to_approx_epsilon(epsilon: float, delta: float) -> float:
     Given a pure ``epsilon`` and a ``delta``, returns ``max(epsilon - delta, 0)``: the
     mechanism is (that, delta)-DP. (If ``delta >= epsilon`` it is (delta, 0)-DP, hence
     (0, delta)-DP by the lemma.)
+
+    Rounded outward: the difference is evaluated at 60 digits and rounded up to the next
+    double (:func:`mechdesign._exact.outward`), so it is never below the exact value.
     """
     eps = check_epsilon(epsilon, allow_inf=True)
     d = check_delta(delta)
-    return max(eps - d, 0.0)
+    return max(outward(lambda e, t: e - t, eps, d), 0.0)
 
 
 # --------------------------------------------------------------------------- Lemma 3.2
@@ -63,6 +80,9 @@ def approx_to_pure_epsilon(epsilon: float, delta: float, k: int, eta: float) -> 
     .. math:: \varepsilon' = \varepsilon + \ln\big(1 + \tfrac{k\delta}{\eta} e^{-\varepsilon}\big)
 
     (binary outputs: ``eps' <= eps + 2 delta / eta``). ``0 < eta <= 1``.
+
+    Rounded outward: evaluated at 60 digits (``ln(1 + x)`` without cancellation) and
+    rounded up to the next double (:func:`mechdesign._exact.outward`).
     """
     eps = check_epsilon(epsilon)
     d = check_delta(delta)
@@ -70,7 +90,7 @@ def approx_to_pure_epsilon(epsilon: float, delta: float, k: int, eta: float) -> 
     et = check_probability(eta, "eta")
     if et == 0:
         raise InvalidParameterError("eta must be in (0, 1], got 0.0")
-    return eps + math.log1p(k * d / et * math.exp(-eps))
+    return outward(lambda e, t, h: e + dlog1p(Decimal(k) * t * (-e).exp() / h), eps, d, et)
 
 
 def mix_with_uniform(m: Any, eta: float) -> Mechanism:
@@ -127,10 +147,20 @@ def replacement_to_deletion(epsilon: float, delta: float) -> Guarantee:
 def deletion_to_replacement(epsilon: float, delta: float) -> Guarantee:
     r"""Lemma 4.2: deletion (eps, delta)-LDP implies replacement
     ``(2 eps, (e^eps + 1) delta)``-LDP, and NOT ``(2 eps, 2 delta)`` in general
-    (``catalog.deletion_counterexample`` attains ``(e^eps + 1) delta``)."""
+    (``catalog.deletion_counterexample`` attains ``(e^eps + 1) delta``).
+
+    Rounded outward: ``2 eps`` is exact (or ``inf``), and ``min(1, (e^eps + 1) delta)`` is
+    evaluated at 60 digits and rounded up to the next double
+    (:func:`mechdesign._exact.outward`); above ``eps = 1000`` any positive delta gives 1
+    (``e^1000 * 5e-324 > 1``)."""
     eps = check_epsilon(epsilon, allow_inf=True)
     d = check_delta(delta)
-    dl = 0.0 if d == 0 else min(1.0, (math.exp(eps) + 1) * d) if eps < 700 else 1.0
+    if d == 0:
+        dl = 0.0
+    elif eps < 1000:
+        dl = min(1.0, outward(lambda e, t: (e.exp() + 1) * t, eps, d))
+    else:
+        dl = 1.0
     return Guarantee(2 * eps, dl, "replacement", "Huang & Canonne Lemma 4.2")
 
 
@@ -520,6 +550,11 @@ def approx_to_pure_protocol(epsilon: float, delta: float, n: int, T: int) -> Pur
 
     .. math:: n\Big((1/2 + \varepsilon)^T
               + 6 T \delta \frac{e^\varepsilon}{1 - e^{-\varepsilon}}\Big).
+
+    Rounded outward (:func:`mechdesign._exact.outward`, 60 digits): ``epsilon = 10 eps`` and
+    ``tv_bound`` are rounded up to the next double, and the range ``[t_min, t_max]`` of T
+    that ``valid`` checks is narrowed (``t_min`` rounded up, ``t_max`` down), so ``valid``
+    is never claimed outside the theorem's range.
     """
     eps = check_epsilon(epsilon)
     d = check_delta(delta)
@@ -527,8 +562,12 @@ def approx_to_pure_protocol(epsilon: float, delta: float, n: int, T: int) -> Pur
     T = check_int(T, "T", 1)
     if eps == 0:
         raise InvalidParameterError("epsilon must be > 0 for Thm 4.3, got 0.0")
-    t_min = 5 * math.log(1 / eps)
-    t_max = math.inf if d == 0 else -math.expm1(-eps) / (4 * d * n * math.exp(eps))
-    tv = n * ((0.5 + eps) ** T + 6 * T * d * math.exp(eps) / -math.expm1(-eps))
+    t_min = outward(lambda e: -e.ln() * 5, eps)
+    t_max = math.inf if d == 0 else outward(
+        lambda e, t: -dexpm1(-e) / (4 * t * Decimal(n) * e.exp()), eps, d, direction="down")
+    half = Decimal(1) / 2
+    tv = outward(lambda e, t: Decimal(n) * ((half + e) ** T
+                                            + 6 * T * t * e.exp() / -dexpm1(-e)), eps, d)
     valid = eps <= 0.25 and t_min <= T <= t_max
-    return PureLDPProtocol(10 * eps, tv, math.log2(T), T, valid, t_min, t_max)
+    return PureLDPProtocol(outward(lambda e: 10 * e, eps), tv, math.log2(T), T, valid, t_min,
+                           t_max)
