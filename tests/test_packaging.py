@@ -50,7 +50,7 @@ def test_python_dash_m_runs_the_cli():
 
 def test_examples_are_the_shipped_problem_files():
     assert example_names() == sorted(p.stem for p in PROBLEMS.glob("*.toml"))
-    assert len(example_names()) == 14
+    assert len(example_names()) == 16
     assert example_path("krr_hamming") == PROBLEMS / "krr_hamming.toml"
     assert example_path("krr_hamming.toml") == PROBLEMS / "krr_hamming.toml"
     pf = load_example("krr_hamming")

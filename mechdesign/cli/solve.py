@@ -21,6 +21,8 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..errors import InvalidParameterError, MechdesignError
 from .mechanisms import add_problem_file_arguments, load_problem_argument
 from .output import (
@@ -101,6 +103,10 @@ def _print_report(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: st
         if exp.source:
             rows.append(("source", exp.source))
     print_table(rows, ("result", ""))
+    if res.user_constraints:
+        print()
+        print_table([(name, _dual_text(res.duals.get(name)))
+                     for name in res.user_constraints], ("constraint", "dual value"))
     cert = res.certificate
     if cert is not None:
         print()
@@ -121,6 +127,18 @@ def _print_report(pf: ProblemFile, res: DesignResult, mech: Any, unavailable: st
         print(f"mechanism: none ({unavailable})")
     else:
         _print_mechanism(mech)
+
+
+def _dual_text(dual: Any) -> str:
+    """A user constraint's dual in a table cell: a number, or the values of a vector
+    constraint (at most 8 shown), or '-' when the solver gave none."""
+    if dual is None:
+        return "-"
+    parts = dual if isinstance(dual, list | tuple) else [dual]
+    values = np.concatenate([np.ravel(np.asarray(d, dtype=float)) for d in parts])
+    shown = ", ".join(f"{v:.6g}" for v in values[:8])
+    more = f", ... ({values.size} values)" if values.size > 8 else ""
+    return shown + more if values.size > 1 else f"{values[0]:.6g}"
 
 
 def _structured(res: DesignResult) -> FrequencyOracle | None:

@@ -11,8 +11,10 @@ The problem is a value: :meth:`DesignProblem.compile` builds the program
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import logging
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -23,7 +25,7 @@ import numpy as np
 
 from .._html import MAX_REPR, clip, items_text, kv_table, wrap
 from .._validation import check_int, check_labels, check_real
-from ..errors import InvalidParameterError, SizeLimitError
+from ..errors import InvalidParameterError, SizeLimitError, SolverFailedError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from ..privacy.notions import LDP, WLDP, ApproxLDP, DeletionLDP, MetricDP, Notion
@@ -39,7 +41,7 @@ from .objectives import (
 )
 from .outcome import GAP_FLOOR, GAP_TOL, USER_CONSTRAINT_TOL
 from .program import FeasibleSet, Program
-from .result import DesignResult
+from .result import DesignResult, Status
 from .solvers import (
     MEMORY_BUDGET,
     Deadline,
@@ -150,6 +152,48 @@ def _user_constraints(name: str, fn: Callable, Q: cp.Expression) -> list:
                 f"constraint {name!r} is not convex under cvxpy's DCP rules (a convex "
                 "function must be <= a concave one)")
     return items
+
+
+def recheck(name: str, made: list) -> float:
+    r"""The largest violation of the constraints ``made`` (built on a constant Q).
+
+    Without variables, each constraint's own residual. With variables of the user's own,
+    the least violation over their values: every inequality ``f <= g`` (and ``NonPos``)
+    becomes ``f - g <= t`` and every equality ``|f - g| <= t``; other cones (second-order,
+    exponential, power, PSD) are kept as they are; then ``min t`` is solved (Clarabel)
+    and the value is ``max(t, residuals)``. ``inf`` when the kept cones are infeasible at
+    this Q. A solver failure raises :class:`~mechdesign.errors.SolverFailedError` naming the
+    constraint: it cannot be re-checked, which is not the same as met.
+    """
+    if not any(c.variables() for c in made):
+        return max((float(np.max(c.violation())) for c in made), default=0.0)
+    t = cp.Variable(nonneg=True)
+    relaxed: list = []
+    for c in made:
+        if isinstance(c, cp.constraints.Inequality | cp.constraints.NonPos):
+            relaxed.append(c.expr <= t)
+        elif isinstance(c, cp.constraints.NonNeg):
+            relaxed.append(-c.expr <= t)
+        elif isinstance(c, cp.constraints.Equality | cp.constraints.Zero):
+            relaxed.append(cp.abs(c.expr) <= t)
+        else:
+            relaxed.append(c)
+    prob = cp.Problem(cp.Minimize(t), relaxed)
+    try:
+        prob.solve(solver=cp.CLARABEL)
+    except cp.error.SolverError as exc:
+        raise SolverFailedError(
+            f"user constraint {name!r} could not be re-checked at the returned matrix: the "
+            f"re-optimisation of its own variables failed ({exc})") from exc
+    if prob.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
+        return math.inf
+    if t.value is None:
+        raise SolverFailedError(
+            f"user constraint {name!r} could not be re-checked at the returned matrix: the "
+            f"re-optimisation of its own variables ended {prob.status!r}")
+    kept = [c for c in relaxed if any(c is m for m in made)]
+    residual = max((float(np.max(c.violation())) for c in kept), default=0.0)
+    return max(float(t.value), residual, 0.0)
 
 
 class DesignProblem:
@@ -428,15 +472,17 @@ class DesignProblem:
         return Mechanism(C, self.inputs, self.outputs if C.shape[1] == self.n else None)
 
     def constraint_violations(self, C: np.ndarray) -> dict[str, float]:
-        """Largest violation of each user constraint by the matrix ``C``."""
+        """Largest violation of each user constraint by the matrix ``C``.
+
+        Each constraint is rebuilt with ``Q`` replaced by the constant ``C``. When it has
+        variables of its own (an epigraph auxiliary, say ``s >= Q[0] - e^eps Q[1]``), their
+        values are re-optimised at ``C`` (:func:`recheck`): the violation is the least
+        achievable one, not the solver's leftover auxiliaries.
+        """
         out: dict[str, float] = {}
-        if not self.constraints:
-            return out
-        Qv = cp.Variable(C.shape)
-        Qv.value = C
+        Qc = cp.Constant(np.asarray(C, dtype=float))
         for name, fn in self.constraints.items():
-            made = _user_constraints(name, fn, Qv)
-            out[name] = max((float(np.max(c.violation())) for c in made), default=0.0)
+            out[name] = recheck(name, _user_constraints(name, fn, Qc))
         return out
 
     def bounded_by_construction(self, prob: cp.Problem) -> bool:
@@ -562,11 +608,50 @@ class DesignProblem:
         if progress is not True and progress is not False:
             raise InvalidParameterError(f"progress must be True or False, got {progress!r}")
         if not progress:
-            return self._solve(solver, time_limit, options)
-        from .._progress import log_to_stderr
+            res = self._solve(solver, time_limit, options)
+        else:
+            from .._progress import log_to_stderr
 
-        with log_to_stderr(logging.INFO, "mechdesign.design"):
-            return self._solve(solver, time_limit, options)
+            with log_to_stderr(logging.INFO, "mechdesign.design"):
+                res = self._solve(solver, time_limit, options)
+        if res.status is Status.INFEASIBLE and self.constraints:
+            conflict = self.infeasible_constraints()
+            res = dataclasses.replace(res, conflict=conflict, notes=(*res.notes, (
+                "infeasible together with the privacy constraints and the simplex: "
+                + ", ".join(repr(c) for c in conflict) + " (a minimal such set: dropping "
+                "any one of them makes the rest feasible)") if conflict else
+                "infeasible even without the user constraints"))
+        return res
+
+    def infeasible_constraints(self) -> tuple[str, ...]:
+        """A minimal set of user constraints that is infeasible with the privacy constraints
+        and the rows (a deletion filter: each constraint is dropped in turn and kept out when
+        the rest stays infeasible; one feasibility solve per user constraint). Empty when
+        the problem is infeasible without them (or feasible)."""
+        fs = self.feasible_set()
+        base = [*fs.groups.get("rows", ()), *fs.groups.get("privacy", ())]
+        others = [c for name, g in fs.groups.items()
+                  if name not in ("rows", "privacy", *self.constraints) for c in g]
+
+        def infeasible(names: list[str]) -> bool:
+            cons = [*base, *others, *(c for n in names for c in fs.groups[n])]
+            prob = cp.Problem(cp.Minimize(0), cons)
+            for solver in (cp.CLARABEL, cp.SCS):
+                try:
+                    prob.solve(solver=solver)
+                except cp.error.SolverError:
+                    continue
+                return prob.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE)
+            return False  # undecided: keep the constraint in the set
+
+        names = list(self.constraints)
+        if not infeasible(names) or infeasible([]):
+            return ()
+        for name in list(names):
+            rest = [n for n in names if n != name]
+            if infeasible(rest):
+                names = rest
+        return tuple(names)
 
     def _solve(self, solver: str | None, time_limit: float | None,
                options: dict) -> DesignResult:

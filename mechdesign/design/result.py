@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .._html import (
     MAX_SHOWN,
     approx,
@@ -90,6 +92,16 @@ class Certificate:
                 None: "yes (float measure, rounded up)"}[self.exact]
 
 
+def _dual_value(dual: Any) -> Any:
+    """A dual for JSON: a float, a list (of floats or of arrays as lists), or None."""
+    if dual is None:
+        return None
+    if isinstance(dual, list | tuple):
+        return [_dual_value(d) for d in dual]
+    arr = np.asarray(dual, dtype=float)
+    return float(arr) if arr.ndim == 0 else arr.tolist()
+
+
 @dataclass(frozen=True)
 class DesignResult:
     """Result of :meth:`DesignProblem.solve`.
@@ -132,6 +144,11 @@ class DesignResult:
         units (losses scaled to [0, 1]), divided by the larger of their magnitudes
         (floor 1e-12). ``status`` is ``optimal`` only when it is at most 1e-6; None when
         no independent bound exists (then ``optimum`` says ``"solver-reported"``).
+    user_constraints : tuple of str
+        The names of the user constraints (their duals are in ``duals``).
+    conflict : tuple of str
+        When infeasible: a minimal set of user constraints that cannot hold together with
+        the privacy constraints (:meth:`DesignProblem.infeasible_constraints`).
     """
 
     status: Status
@@ -148,6 +165,7 @@ class DesignResult:
     structure: dict = field(default_factory=dict)
     user_constraints: tuple[str, ...] = ()
     gap: float | None = None
+    conflict: tuple[str, ...] = ()
     _mechanism: Mechanism | EvidentialMechanism | None = field(default=None, repr=False)
     _unavailable: str = field(default="", repr=False)
     _oracle: FrequencyOracle | None = field(default=None, repr=False)
@@ -212,6 +230,11 @@ class DesignResult:
             return self._mechanism
         names = ", ".join(self.user_constraints) or "none"
         if self.status is Status.INFEASIBLE:
+            if self.conflict:
+                raise InfeasibleDesignError(
+                    "the design problem is infeasible: the user constraints "
+                    f"{', '.join(map(repr, self.conflict))} cannot hold together with the "
+                    "privacy constraints (a minimal such set)")
             raise InfeasibleDesignError(
                 f"the design problem is infeasible (user constraints present: {names})")
         if self.status is Status.UNBOUNDED:
@@ -234,6 +257,9 @@ class DesignResult:
             "build_time": self.build_time, "solve_time": self.solve_time,
             "notes": list(self.notes), "structure": self.structure, "gap": self.gap,
             "oracle": None if self._oracle is None else self._oracle.to_dict(),
+            "user_constraints": {name: {"dual": _dual_value(self.duals.get(name))}
+                                 for name in self.user_constraints},
+            "conflict": list(self.conflict),
             "certificate": None if cert is None else {
                 "notion": cert.notion, "target": cert.target, "achieved": cert.achieved,
                 "met": cert.met, "tolerance": cert.tolerance, "repair": cert.repair,

@@ -30,6 +30,8 @@ Format
     [objective]                                     # required
     kind = "expected_loss"  # "expected_loss" | "worst_case_loss" | "mutual_information"
                             # | "estimation" | "minimax_loss" | "posterior_vulnerability"
+                            # | "linear" (coefficients = a matrix or {csv = ...}: the sum of
+                            #   C[x, y] Q[x, y]; sense = "minimize" (default) | "maximize")
     loss = "hamming"        # the two loss objectives: see below
     k = 3                   # number of inputs (sizes named losses and a "uniform" prior)
     # m = 3                 # number of outputs of a named loss (default: k)
@@ -47,6 +49,14 @@ Format
     [outputs]               # optional: n = 4, or labels = [...]; sldp / wldp need the
                             # labels (or n) and may restrict the messages with
                             # focal_sets = [["Yes"], ["No"], ["Yes", "No"]]
+
+    [[constraints]]         # optional, any number: named user constraints, linear or
+    name = "floor"          # convex in Q ("entry", "sum", "rows", "hockey_stick",
+    kind = "entry"          # "blanket", "leakage", "loss"; see mechdesign.io.constraints);
+    input = 0               # their duals come back under their names, and an infeasible
+    output = 0              # file names a minimal conflicting set of them
+    op = ">="
+    value = 0.4
 
     [expected]              # optional: a reference value and where it comes from
     value = 0.4238831152341709
@@ -99,11 +109,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cvxpy as cp
 import networkx as nx
 import numpy as np
 
 from .. import losses
 from ..design.objectives import (
+    CustomObjective,
     EstimationVariance,
     ExpectedLoss,
     MinimaxLoss,
@@ -117,6 +129,7 @@ from ..design.symmetry import grid_symmetries
 from ..errors import FileFormatError, SizeLimitError, ValidationError
 from ..neighbors import distance_matrix
 from ..privacy.notions import REGISTRY, Notion
+from .constraints import read_constraints
 from .matrices import (
     INT64_MAX,
     INT64_MIN,
@@ -137,7 +150,8 @@ MAX_ENTRIES = 10_000_000
 
 OPT_IN = "opt in with allow_outside=True (Python) or --allow-outside-paths (command line)"
 
-SECTIONS = ("title", "description", "privacy", "objective", "inputs", "outputs", "expected")
+SECTIONS = ("title", "description", "privacy", "objective", "inputs", "outputs", "expected",
+            "constraints")
 
 DESIGN_KEYS: dict[str, tuple[str, ...]] = {"metric": ("symmetry",)}
 """Keys of ``[privacy]`` read by the design rather than the notion."""
@@ -155,6 +169,7 @@ OBJECTIVE_KEYS: dict[str, tuple[str, ...]] = {
     "estimation": ("prior", "k", "criterion", "weights"),
     "minimax_loss": ("loss", "k", "m", "priors", "lower", "upper"),
     "posterior_vulnerability": ("prior", "k", "gain"),
+    "linear": ("coefficients", "sense"),
 }
 """Allowed keys of ``[objective]`` (besides ``kind``) for each objective."""
 
@@ -563,6 +578,8 @@ def _problem(rd: _Reader, data: dict, path: Path | None) -> ProblemFile:
     if notion_name == "approx_ldp" and "graph" in priv:
         graph, k = _neighbour_graph(rd, priv["graph"], k, input_labels)
     objective, obj_desc = _objective(rd, kind, obj, k, n_outputs, distance)
+    if isinstance(objective, CustomObjective):  # kind = "linear": sized by its matrix
+        k_inputs, n_outputs = objective.coefficients.shape
     notion, notion_desc = _notion(rd, notion_name, priv, distance, dist_desc, graph)
 
     focal_sets = outs.get("focal_sets")
@@ -572,13 +589,23 @@ def _problem(rd: _Reader, data: dict, path: Path | None) -> ProblemFile:
                           f"only the evidential notions sldp and wldp take focal sets, not "
                           f"{notion_name!r}")
         focal_sets = _focal_sets(rd, focal_sets, output_labels, n_outputs)
+    spec = {"privacy": notion, "objective": objective, "inputs": input_labels,
+            "n_inputs": None if input_labels else k_inputs, "outputs": output_labels,
+            "n_outputs": None if output_labels else n_outputs, "focal_sets": focal_sets,
+            "symmetry": symmetry}
     try:
-        problem = DesignProblem(privacy=notion, objective=objective, inputs=input_labels,
-                                n_inputs=None if input_labels else k_inputs,
-                                outputs=output_labels,
-                                n_outputs=None if output_labels else n_outputs,
-                                focal_sets=focal_sets, symmetry=symmetry)
+        problem = DesignProblem(**spec)
+        if "constraints" in data:  # resolved against the problem's own labels
+            columns = (tuple(problem.focal_sets) if problem.focal_sets is not None
+                       else problem.outputs)  # the columns of Q
+            spec["constraints"] = read_constraints(
+                rd, data["constraints"], problem.inputs, columns,
+                lambda t, where: _loss(rd, t, problem.k, problem.n, distance, where)[0],
+                lambda t, where, n: _prior(rd, t, n, where)[0])
+            problem = DesignProblem(**spec)
     except ValidationError as exc:
+        if isinstance(exc, FileFormatError) and str(exc).startswith(f"{rd.name}:"):
+            raise
         raise rd.relay("the problem", exc) from None
     expected = None if exp is None else _expected(rd, exp)
     return ProblemFile(title=title, problem=problem, expected=expected, privacy=notion_desc,
@@ -672,12 +699,12 @@ def _symmetry(rd: _Reader, priv: dict, k: int) -> list | None:
 
 
 def _loss(rd: _Reader, obj: dict, k: int | None, n_outputs: int | None,
-          distance: Any) -> tuple[np.ndarray, str]:
+          distance: Any, section: str = "[objective]") -> tuple[np.ndarray, str]:
     if "loss" not in obj:
-        raise rd.fail("[objective] loss", "missing (a named loss, \"distance\", a matrix or "
+        raise rd.fail(f"{section} loss", "missing (a named loss, \"distance\", a matrix or "
                                           "{csv = \"file.csv\"})")
     value = obj["loss"]
-    where = f"[objective] loss = {value!r}"
+    where = f"{section} loss = {value!r}"
     if isinstance(value, str) and not value.lower().endswith(".csv"):
         if value == "distance":
             if distance is None:
@@ -697,22 +724,23 @@ def _loss(rd: _Reader, obj: dict, k: int | None, n_outputs: int | None,
                                  "matrix or {csv = \"file.csv\"}")
         if k is None:
             raise rd.fail(where, "the number of inputs is unknown: give [objective] k")
-        m = rd.integer(obj, "objective", "m", 1) or n_outputs or k
+        m = rd.integer(obj, section.strip("[]"), "m", 1) or n_outputs or k
         if k * m > MAX_ENTRIES:
             raise rd.fail(where, f"k * m = {k * m} exceeds {MAX_ENTRIES}", SizeLimitError)
         return rd.call(where, builder, k, m), f"{value} ({k} x {m})"
     if "m" in obj:
-        raise rd.fail(f"[objective] m = {obj['m']!r}", "m sizes a named loss only")
-    L = rd.matrix(value, "[objective] loss")
+        raise rd.fail(f"{section} m = {obj['m']!r}", "m sizes a named loss only")
+    L = rd.matrix(value, f"{section} loss")
     if k is not None and L.shape[0] != k:
-        raise rd.fail("[objective] loss", f"has {L.shape[0]} rows but there are {k} inputs")
+        raise rd.fail(f"{section} loss", f"has {L.shape[0]} rows but there are {k} inputs")
     return L, f"a {L.shape[0]} x {L.shape[1]} matrix"
 
 
-def _prior(rd: _Reader, obj: dict, k: int | None) -> tuple[np.ndarray, str]:
+def _prior(rd: _Reader, obj: dict, k: int | None, section: str = "[objective]"
+           ) -> tuple[np.ndarray, str]:
     """The prior as a vector (validated by the objective: finite, >= 0, sums to 1)."""
     value = obj.get("prior", "uniform")
-    where = f"[objective] prior = {value!r}"
+    where = f"{section} prior = {value!r}"
     if value == "uniform":
         if k is None:
             raise rd.fail(where, "the number of inputs is unknown: give [objective] k")
@@ -736,9 +764,39 @@ def _prior(rd: _Reader, obj: dict, k: int | None) -> tuple[np.ndarray, str]:
     return np.array(value, dtype=float), str(value)
 
 
+@dataclass(frozen=True, repr=False)
+class _Linear(CustomObjective):
+    """The ``linear`` objective of a file: a custom objective that keeps its matrix (the
+    problem's sizes come from it)."""
+
+    coefficients: np.ndarray = field(default=None, compare=False)  # type: ignore[assignment]
+
+
+def _linear(rd: _Reader, obj: dict, k: int | None, n_outputs: int | None
+            ) -> tuple[Objective, str]:
+    """``kind = "linear"``: minimise (or maximise) ``sum_{x,y} C[x, y] Q[x, y]`` for a
+    coefficient matrix ``C`` given inline or as ``{csv = "file.csv"}``."""
+    if "coefficients" not in obj:
+        raise rd.fail("[objective] coefficients", "missing (a matrix or {csv = \"file.csv\"})")
+    C = rd.matrix(obj["coefficients"], "[objective] coefficients")
+    if k is not None and C.shape[0] != k:
+        raise rd.fail("[objective] coefficients",
+                      f"has {C.shape[0]} rows but there are {k} inputs")
+    if n_outputs is not None and C.shape[1] != n_outputs:
+        raise rd.fail("[objective] coefficients",
+                      f"has {C.shape[1]} columns but there are {n_outputs} outputs")
+    sense = rd.string(obj, "objective", "sense", ("minimize", "maximize"), default="minimize")
+    C = rd.call("[objective] coefficients", losses.check_loss, C)  # finite, finite range
+    objective = _Linear(fn=lambda Q: cp.sum(cp.multiply(C, Q)), sense_=sense,
+                        evaluate_fn=lambda Q: float((C * Q).sum()), coefficients=C)
+    return objective, f"linear: {sense} sum C[x, y] Q[x, y] ({C.shape[0]} x {C.shape[1]})"
+
+
 def _objective(rd: _Reader, kind: str, obj: dict, k: int | None, n_outputs: int | None,
                distance: Any) -> tuple[Objective, str]:
     where = f"[objective] kind = {kind!r}"
+    if kind == "linear":
+        return _linear(rd, obj, k, n_outputs)
     if kind in ("expected_loss", "worst_case_loss", "minimax_loss"):
         L, loss_desc = _loss(rd, obj, k, n_outputs, distance)
         if kind == "worst_case_loss":

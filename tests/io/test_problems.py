@@ -195,6 +195,10 @@ def test_closed_form_references_match_the_files():
             math.log(4) + p4 * math.log(p4) + 3 * q4 * math.log(q4),
         "subset_selection_estimation.toml": min(ss),
         "warner_evidential.toml": 2 * (0.3 * 0.7 + E / (E - 1) ** 2),
+        # Q11 <= e (1 - Q00) binds at the floor Q00 = 0.9: loss (2 - 0.9 - 0.1 e) / 2
+        "custom_lp_floor.toml": (1.1 - 0.1 * E) / 2,
+        # the (0.5, 0.05) cap on both ordered pairs: Holohan et al.'s binary optimum
+        "custom_lp_hockey_stick.toml": 1 - (math.exp(0.5) + 0.05) / (math.exp(0.5) + 1),
     }
     assert int(np.argmin(ss)) + 1 == 4  # d = 4, as the file says
     assert round(min(ss), 4) == 127.2172  # docs/formulations.md
