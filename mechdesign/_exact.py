@@ -34,6 +34,7 @@ from decimal import (
     Decimal,
     Inexact,
     Overflow,
+    Underflow,
     localcontext,
 )
 from fractions import Fraction
@@ -244,6 +245,9 @@ def outward(formula: Any, *args: float, direction: Literal["up", "down"] = "up")
         value = formula(*(Decimal(float(a)) for a in args))
         if value.is_nan():
             return math.nan
+        if value == 0 and ctx.flags[Underflow]:  # a positive (or negative) value below 1e-999999
+            tiny = 5e-324 if not value.is_signed() else -5e-324
+            return tiny if (tiny > 0) == (direction == "up") else 0.0
         if value.is_infinite() or value == 0:
             return float(value)
         if ctx.flags[Inexact]:
