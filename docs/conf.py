@@ -11,6 +11,10 @@ here instead, ``mechdesign-namespace``, which documents every name of a namespac
 ``__all__`` (or, for a module without one, every public function and class it defines and
 every module constant with a docstring) under the namespace's own path, such as
 ``mechdesign.privacy.epsilon_ldp``.
+
+The HTML build first runs ``docs/make_figures.py``, which draws the figures the README and
+the tutorials embed into ``docs/_static/figures/`` with mechdesign's own plotting functions
+(a file is rewritten only when its bytes change).
 """
 
 from __future__ import annotations
@@ -18,15 +22,20 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import runpy
+from pathlib import Path
 from types import ModuleType
 
 from docutils import nodes
 from docutils.statemachine import StringList
 from sphinx.pycode import ModuleAnalyzer
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
 import mechdesign
+
+logger = logging.getLogger(__name__)
 
 project = "mechdesign"
 author = "the mechdesign authors"
@@ -229,6 +238,18 @@ class NamespaceDirective(SphinxDirective):
         return holder.children
 
 
+def make_figures(app) -> None:
+    """Draw the embedded figures (``docs/make_figures.py``) before an HTML build reads the
+    pages; other builders (doctest) do not show images."""
+    if app.builder.format != "html":
+        return
+    script = Path(__file__).resolve().parent / "make_figures.py"
+    changed = runpy.run_path(str(script))["main"]()
+    for path in changed:
+        logger.info("make_figures: wrote %s", path.name)
+
+
 def setup(app):
     app.add_directive("mechdesign-namespace", NamespaceDirective)
+    app.connect("builder-inited", make_figures)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
