@@ -229,6 +229,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     certified = res.certificate is not None and res.certificate.met
     if mech is None and not (certified and res.status is Status.OPTIMAL):
         problems.append(f"no certified mechanism: {unavailable}")
+    elif res.status is not Status.OPTIMAL:
+        gap = "no certified gap" if res.gap is None else f"certified gap {res.gap:.3g}"
+        problems.append(f"the result is not certified optimal (status {res.status}, {gap}; "
+                        f"optimum: {res.optimum}): see the notes")
     if out is not None and mech is None and not oracle_out:
         hint = ("; the optimum is a structured mechanism: --out FILE.json writes it for "
                 "'mechdesign sample' and 'mechdesign estimate'") if oracle else ""
@@ -248,7 +252,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Solve a design problem file (format: mechdesign.io.problems; built-in "
                     "examples: 'mechdesign examples') and print the optimal mechanism and its "
                     "certificate: the privacy measured on the returned matrix. Exit status 1 "
-                    "when there is no certified mechanism or the file's [expected] value is "
+                    "when the result is not certified optimal (no mechanism, or a design "
+                    "stopped before its gap closed) or the file's [expected] value is "
                     "missed.")
     add_problem_file_arguments(p)
     p.add_argument("--json", action="store_true",
@@ -264,8 +269,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "programs)")
     p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                    help=f"wall-clock limit of each solver attempt (default "
-                        f"{DEFAULT_TIME_LIMIT:g}); a solve stopped by it reports no "
-                        "mechanism and names the limit")
+                        f"{DEFAULT_TIME_LIMIT:g}); a design stopped by it returns its best "
+                        "certified-private point so far, or the best catalog mechanism at "
+                        "the same prior when that is better on the objective, labelled "
+                        "inaccurate with its certified gap (exit status 1); a solver "
+                        "stopped before any point reports no mechanism and names the limit")
     p.add_argument("--progress", action="store_true",
                    help="the progress of long designs on stderr also with --json (shown by "
                         "default otherwise; column generation: one line per round with the "

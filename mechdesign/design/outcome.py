@@ -133,6 +133,8 @@ def _label(status: Status, optimum: str, gap: float | None, expect_bound: bool,
             status = Status.INACCURATE
             notes.append(f"certified relative optimality gap {gap:.3g} exceeds {GAP_TOL:g}: "
                          "a better mechanism may exist")
+    if optimum == "global" and status is not Status.OPTIMAL:
+        optimum = "not certified"  # the global program's best point so far, not its optimum
     return status, optimum
 
 

@@ -290,6 +290,65 @@ def solve_walley(spec: DesignProblem, solver: str | None, options: dict,
 
 def solve_information(spec: DesignProblem, solver: str | None, options: dict,
                       deadline: Deadline) -> DesignResult:
+    """An information objective (:func:`_solve_information`); a design that ends uncertified
+    is never worse than the catalog mechanism the library knows at the same prior
+    (:func:`prefer_known`)."""
+    res = _solve_information(spec, solver, options, deadline)
+    if isinstance(spec.objective, EstimationVariance):
+        return prefer_known(spec, res)
+    return res
+
+
+def prefer_known(spec: DesignProblem, res: DesignResult) -> DesignResult:
+    """``res``, or the best frequency oracle at the problem's prior when ``res`` is not
+    certified optimal and the oracle's matrix does better on the design's own objective.
+
+    The oracle with the smallest estimator variance at the prior (:func:`best_oracle`) and
+    k-RR are materialised (when small enough: :data:`~mechdesign.oracles.base.MAX_ENTRIES`
+    and at most ``spec.n`` outputs when the outputs are given) and evaluated by the
+    objective; the better one replaces an uncertified design it beats, certified like
+    any matrix, labelled ``optimum = "catalog"`` with its name, and its gap taken against
+    the design's bound (the bound holds for every mechanism).
+    """
+    from ..oracles.choice import best_oracle
+    from ..oracles.randomized_response import RandomizedResponse
+
+    if (res.status is Status.OPTIMAL or res.value is None or spec.constraints
+            or type(spec.privacy) is not LDP or spec.focal_sets is not None):
+        return res  # the catalog is pure eps-LDP over ordinary outputs
+    eps = spec.privacy.epsilon  # type: ignore[attr-defined]
+    best = None
+    for oracle in (best_oracle(spec.objective.prior, eps)[0],  # type: ignore[attr-defined]
+                   RandomizedResponse(spec.k, eps)):
+        try:
+            M = oracle.to_mechanism().matrix
+        except SizeLimitError:
+            continue
+        if spec.outputs_given and M.shape[1] > spec.n:
+            continue
+        value = spec.objective.evaluate(M)
+        if value < res.value and (best is None or value < best[0]):
+            best = (value, oracle, M)
+    if best is None:
+        return res
+    value, oracle, M = best
+    bound = None
+    if res.gap is not None and math.isfinite(res.gap) and res.value > 0:
+        bound = res.value * (1.0 - res.gap) * (1.0 - 1e-12)  # the design's lower bound
+    note = (f"the design ended uncertified ({res.status}) at value {res.value:.6g}; the "
+            f"best catalog mechanism at this prior, {oracle!r}, has {value:.6g} on the same "
+            "objective and is returned instead")
+    Q = M if not spec.outputs_given else np.hstack(
+        [M, np.zeros((spec.k, spec.n - M.shape[1]))])
+    out = certified_result(spec, Q, value, Status.INACCURATE, "catalog", "catalog",
+                           f"catalog: {oracle!r}", res.build_time, res.solve_time, {},
+                           [*res.notes, note], bound=bound, expect_bound=bound is not None,
+                           oracle=oracle)
+    return out
+
+
+def _solve_information(spec: DesignProblem, solver: str | None, options: dict,
+                       deadline: Deadline) -> DesignResult:
     """An information objective: the symmetric closed form, the staircase programs, or the
     local method (with a note saying why no exact program applies)."""
     if isinstance(spec.objective, MinimaxEstimation):

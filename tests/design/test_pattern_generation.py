@@ -128,3 +128,42 @@ def test_deadline_before_the_bound():
     deadline = Deadline(1e-9)
     sol = pg.solve_estimation_patterns(objective, 1.0, deadline)
     assert sol.stopped and np.isfinite(sol.value)
+
+
+def test_a_stopped_design_is_never_worse_than_the_catalog(monkeypatch, tmp_path, capsys):
+    # Zipf(1.1), k = 16, eps = 1, stopped at the first master (a FakeClock passes the limit,
+    # as above): the iterate was 40% worse than SubsetSelection(k=16, d=4), which its own
+    # note named, and the CLI printed "optimum global" and exited 0. Now the catalog
+    # mechanism is returned, labelled as such, with the design's certified bound as its gap,
+    # and the CLI exits 1 (not certified optimal).
+    from mechdesign.cli.main import main
+    from mechdesign.design import solvers
+    from mechdesign.oracles.choice import best_oracle
+    from mechdesign.testing.timing import FakeClock
+
+    clock = FakeClock()
+    real = pg._master
+
+    def late_master(*args, **kwargs):
+        clock.advance(61.0)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(solvers, "time", clock.time_module())
+    monkeypatch.setattr(pg, "_master", late_master)
+    k, prior = 16, zipf(16)
+    objective = md.EstimationVariance(prior)
+    res = md.DesignProblem(privacy=md.LDP(1.0), objective=objective).solve(time_limit=60.0)
+    oracle, _ = best_oracle(prior, 1.0)
+    known = objective.evaluate(oracle.to_mechanism().matrix)
+    assert res.status is md.design.Status.INACCURATE and res.optimum == "catalog"
+    assert res.value <= known * (1 + 1e-9)
+    assert repr(oracle) in res.formulation and res.certificate.met
+    assert res.gap is not None and 0 < res.gap < 0.05  # the design's bound still applies
+    assert md.epsilon_ldp(res.mechanism) <= 1.0
+    # the same from the command line: exit status 1, the label printed
+    path = tmp_path / "zipf16.toml"
+    path.write_text("[privacy]\nnotion = \"ldp\"\nepsilon = 1.0\n[objective]\n"
+                    f"kind = \"estimation\"\nprior = {list(map(float, prior))}\n")
+    assert main(["solve", str(path), "--time-limit", "60"]) == 1
+    captured = capsys.readouterr()
+    assert "catalog" in captured.out and "not certified optimal" in captured.err
