@@ -150,7 +150,7 @@ def test_a_stopped_design_is_never_worse_than_the_catalog(monkeypatch, tmp_path,
 
     monkeypatch.setattr(solvers, "time", clock.time_module())
     monkeypatch.setattr(pg, "_master", late_master)
-    k, prior = 16, zipf(16)
+    prior = zipf(16)
     objective = md.EstimationVariance(prior)
     res = md.DesignProblem(privacy=md.LDP(1.0), objective=objective).solve(time_limit=60.0)
     oracle, _ = best_oracle(prior, 1.0)
