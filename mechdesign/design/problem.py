@@ -665,6 +665,11 @@ class DesignProblem:
         if self.semantics == "walley":
             log.debug("strategy: Walley semantics (local method)")
             return strategies.solve_walley(self, solver, options, time_limit)
+        hamming = strategies.hamming_closed_form(self) if solver is None and not options \
+            else None
+        if hamming is not None:
+            log.debug("strategy: k-RR in closed form (Hamming loss, k = %d)", self.k)
+            return strategies.solve_hamming(self, *hamming)
         if self.working_set_applies(solver, options):
             log.debug("strategy: cutting planes on a working set (%d x %d)", self.k, self.n)
             return strategies.solve_working_set(self, options, time_limit)

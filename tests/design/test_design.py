@@ -577,3 +577,39 @@ def test_uniform_estimation_returns_the_structured_optimum_at_any_k():
                             ).solve()
     with pytest.raises(md.DesignError, match="not a structured family"):
         general.oracle  # noqa: B018
+
+
+# ------------------------------------------------------------------ Hamming loss in closed form
+@pytest.mark.parametrize("k, eps", [(2, 0.3), (3, 1.0), (7, 2.5)])
+def test_hamming_loss_is_answered_by_krr_in_closed_form(k, eps):
+    # value (k-1)/(e^eps+k-1) (Kairouz, Oh & Viswanath 2016); the same optimum as the LP
+    # when a solver is named (which builds and solves the program); scale and shift kept
+    loss = 2.0 * losses.hamming(k) + 0.5
+    closed = DesignProblem(privacy=LDP(eps), objective=ExpectedLoss(loss)).solve()
+    lp = DesignProblem(privacy=LDP(eps), objective=ExpectedLoss(loss)).solve(solver="HIGHS")
+    assert closed.solver == "closed form" and lp.solver != "closed form"
+    ref = 0.5 + 2.0 * (k - 1) / (math.exp(eps) + k - 1)
+    assert closed.value == pytest.approx(ref, rel=1e-12) and closed.gap == 0.0
+    assert lp.value == pytest.approx(ref, rel=1e-8)
+    assert str(closed.status) == "optimal" and closed.certificate.met
+    assert md.epsilon_ldp(closed.mechanism) <= eps
+    worst = DesignProblem(privacy=LDP(eps), objective=WorstCaseLoss(loss)).solve()
+    assert worst.solver == "closed form" and worst.value == pytest.approx(ref, rel=1e-12)
+
+
+def test_hamming_loss_at_k_5000_is_the_structured_krr():
+    # refused before (the program's memory); the optimum is k-RR in closed form
+    k, eps = 5000, 1.0
+    res = DesignProblem(privacy=LDP(eps), objective=ExpectedLoss(losses.hamming(k))).solve()
+    assert res.value == pytest.approx((k - 1) / (math.e + k - 1), rel=1e-12)
+    assert res.oracle.k == k and res.oracle.epsilon_exact <= eps
+    with pytest.raises(md.errors.SizeLimitError):
+        _ = res.mechanism
+
+
+def test_a_skewed_prior_is_not_the_hamming_closed_form():
+    # k-RR is optimal at the uniform prior only: a skewed prior collapses outputs (here 0.5,
+    # always answering the likeliest input beats k-RR's 0.665 at eps = 0.7)
+    res = DesignProblem(privacy=LDP(0.7), objective=ExpectedLoss(
+        losses.hamming(5), prior=[0.5, 0.2, 0.1, 0.1, 0.1])).solve()
+    assert res.solver != "closed form" and res.value == pytest.approx(0.5, rel=1e-7)
