@@ -10,8 +10,7 @@ can use it).
 * :func:`dyadic_integers`, :func:`event_sums`: stored floats as exact integers over one
   power-of-two denominator, and exact belief / plausibility tables from them.
 * :func:`up`, :func:`down`, :func:`up_nonzero`: a computed double moved outwards, the
-  rule every returned epsilon and delta follows (``docs/accounting.md``, "Outward
-  rounding").
+  rule every returned epsilon and delta follows (``docs/outward_rounding.md``).
 * :func:`float_up`, :func:`float_down`: directed rounding of rationals (the catalog rounds
   its entries in the safe direction with them, so a stored matrix is never less private
   than its nominal epsilon).

@@ -186,7 +186,7 @@ class LossAtoms:
     err : Rounding
         Bounds on the floating-point error of the stored losses and masses; :meth:`delta`
         and :meth:`epsilon` widen their answers by them, so both are upper bounds on the
-        exact values (``docs/accounting.md``, "Outward rounding").
+        exact values (``docs/outward_rounding.md``).
     log_errs : ndarray, optional
         Per atom, a bound on the error of its ``ln P`` mass beyond ``err.log`` (default 0):
         the error of an atom is proportional to the size of its own logarithms, so a tail
