@@ -41,7 +41,7 @@ def test_dont_know_squared_sldp_and_wldp_exact():
     assert s.epsilon == pytest.approx(math.log(9), rel=1e-14)
     assert s.sum_bound == pytest.approx(2 * math.log(3)) and s.bound_status == "theorem"
     w = belief_composition([dk, dk], "wldp")
-    assert w.bound_status == "conjecture" and w.within_bound
+    assert w.bound_status == "theorem" and w.within_bound  # docs/belief_functions.md s.2.5
     # independent rational computation of r_W over the 16 events of {Y,N}^2
     p, q = Fraction(3, 5), Fraction(1, 5)
     d = 1 - p - q
