@@ -5,11 +5,12 @@
 * :mod:`.composition`: exact composition of mechanisms, the privacy profile;
 * :mod:`.bounds`: closed-form composition bounds (basic, advanced, optimal);
 * :mod:`.tradeoff`: trade-off curves (f-DP); :mod:`.belief_tradeoff` and
-  :mod:`.belief_composition`: their belief-function counterparts;
+  :mod:`.belief_composition`: their belief-function counterparts; :mod:`.neyman_pearson`: the
+  test behind each point of a curve (Neyman-Pearson, and Li et al.'s minimax test);
 * :mod:`.amplification` (shuffling, subsampling; bounds), :mod:`.exact_subsampling` and
   :mod:`.exact_shuffling` (the exact privacy of subsampled and shuffled finite randomizers,
   robust shuffle privacy) and :mod:`.sequential` (sequential and group
-  privacy);
+  privacy), with :mod:`.binary_reduction` (Huang & Canonne's Lemma 4.5 as a reduction);
 * :mod:`.renyi`: Rényi DP curves and zCDP of finite mechanisms and their conversion to
   (epsilon, delta) bounds, for RDP accountants; :mod:`.dp_events`: a mechanism as an event
   of ``dp_accounting`` (optional).
@@ -24,6 +25,8 @@ _NAMES = {
     "advanced_grouposition_approx": ".sequential",
     "basic_composition": ".bounds",
     "belief_composition": ".belief_composition",
+    "binary_reduction": ".binary_reduction",
+    "BinaryReduction": ".binary_reduction",
     "calibrate": ".calibration",
     "calibrate_composition": ".calibration",
     "calibrate_shuffle": ".calibration",
@@ -47,6 +50,7 @@ _NAMES = {
     "epsilon_composed": ".composition",
     "epsilon_of_tradeoff": ".tradeoff",
     "epsilon_rdp": ".renyi",
+    "epsilon_wldp_composed": ".belief_composition",
     "exact_shuffle_delta": ".exact_shuffling",
     "exact_shuffle_epsilon": ".exact_shuffling",
     "ExactShuffle": ".exact_shuffling",
@@ -60,6 +64,10 @@ _NAMES = {
     "LossBracket": ".pld",
     "lower_convex_hull": ".tradeoff",
     "lower_envelope": ".tradeoff",
+    "minimax_test": ".neyman_pearson",
+    "MinimaxTest": ".neyman_pearson",
+    "neyman_pearson_test": ".neyman_pearson",
+    "NPTest": ".neyman_pearson",
     "optimal_composition_delta": ".bounds",
     "optimal_composition_epsilon": ".bounds",
     "optimal_heterogeneous_delta": ".bounds",
@@ -103,6 +111,7 @@ _NAMES = {
     "tradeoff_pessimistic": ".belief_tradeoff",
     "tradeoff_sldp": ".belief_tradeoff",
     "TradeoffCurve": ".tradeoff",
+    "wldp_pair_ratios": ".belief_composition",
     "ZCDP": ".renyi",
     "zcdp_rho": ".renyi",
 }
