@@ -37,6 +37,8 @@ _NAMES = {
     "SimulationResult": ".simulation",
     # the "don't know" mechanisms
     "dont_know_analysis": ".dont_know",
+    "dont_know_design": ".dont_know",
+    "DontKnowDesign": ".dont_know",
     "dont_know_from_c_eps": ".dont_know",
     "DontKnowAnalysis": ".dont_know",
     "epsilon_q_lambda": ".dont_know",

@@ -32,15 +32,18 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from scipy.special import expit
 
-from .._html import approx, number, short_repr
+from .._exact import exp_bracket
+from .._html import approx, kv_table, number, short_repr, wrap
 from .._validation import check_int, check_probability, frozen
 from ..catalog import dont_know, q_lambda
 from ..errors import InvalidParameterError
+from ..evidential import EvidentialMechanism
 from ..privacy.measures import epsilon_ldp, epsilon_sldp, epsilon_wldp
 from .inputs import as_probability_array
 from .records import fields_equal
@@ -367,3 +370,127 @@ def shafer_variance_curve(c: float, epsilon: Any, pi: float, n: int, exact: bool
     """
     p, q = dont_know_from_c_eps(c, epsilon)
     return variance_dont_know(p, q, pi, n, exact=exact)
+
+
+@dataclass(frozen=True, eq=False)
+class DontKnowDesign:
+    r"""The "don't know" mechanism prescribed for a response rate c and a Shafer budget eps
+    (Li et al. 2022, s.4; see :func:`dont_know_design`).
+
+    Attributes
+    ----------
+    c, epsilon : float
+        The inputs: answer probability ``c = p + q`` (the "don't know" probability is
+        ``1 - c``) and the SLDP budget.
+    p, q : float
+        Truth and lie probabilities as stored: ``p = c e^eps / (1 + e^eps)``,
+        ``q = c / (1 + e^eps)``, rounded so that ``p <= e^eps q`` holds exactly.
+    mechanism : EvidentialMechanism
+        ``dont_know(p, q)``.
+    epsilon_shafer : float
+        Measured (:func:`~mechdesign.privacy.measures.epsilon_sldp`, mass): ``eps``.
+    epsilon_walley : float
+        Measured (:func:`~mechdesign.privacy.measures.epsilon_wldp`):
+        ``ln((1 - q)/q) = ln(e^eps + 1 - c) - ln c``.
+    walley_formula : float
+        ``ln(e^eps + 1 - c) - ln c``, the closed form of ``epsilon_walley``.
+    variance_factor : float
+        ``(p + q)^2 / (p - q)^2 = coth^2(eps/2)``, the factor of Thm 3.10 (independent of c).
+    paper_regime : bool
+        ``p > 1/2``, the paper's standing assumption (needed by the Walley and optimal
+        readings of :func:`dont_know_analysis`); equivalent to ``c > (1 + e^-eps)/2``.
+    """
+
+    c: float
+    epsilon: float
+    p: float
+    q: float
+    mechanism: EvidentialMechanism
+    epsilon_shafer: float
+    epsilon_walley: float
+    walley_formula: float
+    variance_factor: float
+    paper_regime: bool
+
+    def __repr__(self) -> str:
+        return short_repr(
+            "DontKnowDesign",
+            f"c={number(self.c)}, eps={number(self.epsilon)}: p={number(self.p)}, "
+            f"q={number(self.q)}, eps_S={approx(self.epsilon_shafer, 6)}, "
+            f"eps_W={approx(self.epsilon_walley, 6)}"
+            + ("" if self.paper_regime else "; p <= 1/2"))
+
+    def _repr_html_(self) -> str:
+        return wrap(kv_table([
+            ("c = p + q (1 - c: don't know)", number(self.c)),
+            ("epsilon (SLDP budget)", number(self.epsilon)), ("p (truth)", number(self.p)),
+            ("q (lie)", number(self.q)), ("measured eps_S", number(self.epsilon_shafer)),
+            ("measured eps_W", number(self.epsilon_walley)),
+            ("(p+q)^2/(p-q)^2 = coth^2(eps/2)", number(self.variance_factor)),
+            ("p > 1/2 (paper's regime)", str(self.paper_regime))],
+            "Don't-know design rule (Li et al. 2022)"))
+
+
+def dont_know_design(c: float, epsilon: float) -> DontKnowDesign:
+    r"""The "don't know" design rule of Li et al. 2022 (s.4): given the answer rate ``c`` and
+    a Shafer (SLDP) budget eps, the Q_2x3(p, q) to run,
+
+    .. math:: p = \frac{c\, e^\varepsilon}{1 + e^\varepsilon}, \qquad
+              q = \frac{c}{1 + e^\varepsilon}, \qquad 1 - p - q = 1 - c .
+
+    Derivation (``docs/belief_functions.md`` s.4, "The don't know design rule"). The
+    variance of Thm 3.10 is ``[-(pi - 1/2)^2 + (p+q)^2 / (4 (p-q)^2)] A(n, p + q)``. Li et
+    al.'s proposition: at fixed p it increases with q, so within the budget
+    ``p / q <= e^eps`` a respondent should lie as little as allowed, ``q = p e^-eps``, and
+    put the remaining mass into "don't know". Fixing the answer rate ``p + q = c`` then gives
+    ``p (1 + e^-eps) = c``, the formulas above (the seed prints ``p = (1-c)/(e^-eps + 1)``,
+    which holds only if c is the "don't know" probability). Along ``p + q = c``, ``A(n, c)``
+    is fixed and the factor ``(p+q)/(p-q) = (p/q + 1)/(p/q - 1)`` decreases in ``p/q``, so
+    among all Q_2x3 with answer rate c and ``eps_S <= eps`` this one (``p/q = e^eps``,
+    factor ``coth(eps/2)``) has the smallest variance: ``nu^S(eps; c)`` of
+    :func:`shafer_variance_curve`, Warner's curve scaled by ``n A(n, c)``.
+
+    Its privacy: ``eps_S = ln(p/q) = eps`` (and ``eps_bel = eps``), while the Walley reading
+    pays for the "don't know" mass:
+
+    .. math:: \varepsilon_W = \ln\frac{1 - q}{q} = \ln(e^\varepsilon + 1 - c) - \ln c
+              \ \ge\ \varepsilon,
+
+    with equality only at ``c = 1`` (Warner). The stored ``p`` is lowered by an ulp where
+    needed so that ``p <= e^eps q`` holds exactly (decided in rational arithmetic against a
+    40-digit bracket of ``e^eps``): the mechanism never exceeds its budget.
+
+    Parameters
+    ----------
+    c : float
+        Answer probability ``p + q`` in (0, 1].
+    epsilon : float
+        SLDP budget, ``>= 0`` (``inf``: ``q = 0``, no privacy).
+
+    Returns
+    -------
+    DontKnowDesign
+
+    Examples
+    --------
+    >>> d = dont_know_design(0.8, float(np.log(3)))
+    >>> round(d.p, 12), round(d.q, 12), round(float(np.exp(d.epsilon_walley)), 9)
+    (0.6, 0.2, 4.0)
+    """
+    p0, q0 = dont_know_from_c_eps(c, epsilon)
+    cf, eps = float(np.asarray(c, dtype=float)), float(np.asarray(epsilon, dtype=float))
+    p, q = float(p0), float(q0)
+    if math.isfinite(eps) and q > 0:
+        bound = exp_bracket(eps, 40)[0]  # <= e^eps
+        while Fraction(p) > bound * Fraction(q):
+            p = float(np.nextafter(p, 0.0))
+    dk = dont_know(p, q)
+    walley = (math.inf if q == 0 else
+              math.log(math.exp(eps) + 1.0 - cf) - math.log(cf) if eps < 700 else
+              eps + math.log1p((1.0 - cf) * math.exp(-eps)) - math.log(cf))
+    t = math.tanh(eps / 2.0)
+    factor = (1.0 / t) ** 2 if t > 1e-154 else math.inf  # coth^2 beyond the doubles: inf
+    return DontKnowDesign(c=cf, epsilon=eps, p=p, q=q, mechanism=dk,
+                          epsilon_shafer=epsilon_sldp(dk, "mass"),
+                          epsilon_walley=epsilon_wldp(dk), walley_formula=walley,
+                          variance_factor=factor, paper_regime=p > 0.5)
