@@ -11,18 +11,53 @@ import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from types import FrameType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .. import __version__
 from ..errors import MechdesignError
 from .commands import MODULES
 
 
+class _NegativeNumber:
+    """What argparse asks of its ``_negative_number_matcher``: ``match(text)``, true when
+    ``text`` is a negative number, to be read as an option's value. argparse's own pattern
+    (``^-\\d+$|^-\\d*\\.\\d+$``) misses the scientific notation and the infinities
+    that ``float`` reads, so ``--delta -1e-6`` was taken for an unknown option and failed
+    with "expected one argument" before the option's range check could name the value.
+
+    Here a text is a negative number when it is ``-`` followed by a digit or by ``.`` and
+    a digit (``-1e-6``, ``-.5``, ``-1_000``, and the number lists ``--eps -1,2`` and ranges
+    ``-1:4:40``, whose own parser then names the value), or any text ``float`` reads
+    (``-inf``, ``-nan``). No option of the CLI starts with ``-`` and a digit, so such a
+    text is always a value."""
+
+    @staticmethod
+    def match(text: str) -> bool:
+        if not text.startswith("-") or text.startswith("--"):
+            return False
+        rest = text[1:]
+        if rest[:1].isdigit() or (rest[:1] == "." and rest[1:2].isdigit()):
+            return True
+        try:
+            float(text)
+        except ValueError:
+            return False
+        return True
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """argparse with the CLI's error contract (one line on stderr, exit status 2) and lazy
-    descriptions: a ``description`` given as a callable (``functools.partial``) is called
-    when the help is formatted, so a command whose description lists the catalog names does
-    not import the catalog for ``mechdesign --help`` or for a run."""
+    """argparse with the CLI's error contract (one line on stderr, exit status 2), negative
+    numbers as option values in every notation ``float`` reads (:class:`_NegativeNumber`)
+    and lazy descriptions: a ``description`` given as a callable (``functools.partial``) is
+    called when the help is formatted, so a command whose description lists the catalog
+    names does not import the catalog for ``mechdesign --help`` or for a run.
+
+    Every command's parser is one of these (``parser_class`` of the subcommands), so the
+    negative-number rule is set here once for all commands."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NegativeNumber()
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"mechdesign: error: {message}\n")
