@@ -149,21 +149,59 @@ def _structured(res: DesignResult) -> FrequencyOracle | None:
         return None
 
 
+MAX_LISTED_COLUMNS = 20
+"""The line naming the outputs in use lists at most this many labels."""
+
+MAX_NAMED_ZERO_COLUMNS = 6
+"""The all-zero columns left out of the table are named when at most this many (an
+evidential design that gives the "don't know" set no mass says so)."""
+
+
+def _columns_in_use(Q: np.ndarray) -> np.ndarray:
+    """Indices of the columns with a positive entry (an all-zero column is an output the
+    mechanism never reports: leaving it out of the table loses nothing)."""
+    return np.flatnonzero((Q > 0).any(axis=0))
+
+
+def _listed(labels: list[str], limit: int = MAX_LISTED_COLUMNS) -> str:
+    """``a, b, c`` or, past ``limit`` labels, the first ``limit``, ``...`` and the last."""
+    if len(labels) <= limit:
+        return ", ".join(labels)
+    return ", ".join(labels[:limit - 1]) + f", ..., {labels[-1]}"
+
+
 def _print_mechanism(mech: Mechanism | EvidentialMechanism) -> None:
-    """The matrix (or the masses) as a table of at most :data:`MAX_TABLE_COLUMNS` columns."""
+    """The matrix (or the masses) as a table of the columns in use, at most
+    :data:`MAX_TABLE_COLUMNS` of them.
+
+    All-zero columns (outputs never reported, focal sets of mass 0) are left out and a line
+    names the columns in use (``uses 4 of 50 outputs: 16, 17, 32, 33``): a k = 50
+    absolute-loss optimum uses 4 outputs, and a table of the first 12 columns showed only
+    zeros. ``--json`` and ``--out`` keep every column."""
     from ..evidential import EvidentialMechanism
     from ..plotting import labelled_matrix
 
     evidential = isinstance(mech, EvidentialMechanism)
     Q, rows_l, cols = labelled_matrix(mech)
     what = "masses m_x(B)" if evidential else "Q[x, y] = P(y | x)"
-    print(f"mechanism {what}: {Q.shape[0]} inputs x {Q.shape[1]} "
-          f"{'focal sets' if evidential else 'outputs'}")
-    shown = min(Q.shape[1], MAX_TABLE_COLUMNS)
-    table = [(r, *(f"{v:.6g}" for v in Q[i, :shown])) for i, r in enumerate(rows_l)]
-    print_table(table, ("x", *cols[:shown]))
-    if shown < Q.shape[1]:
-        print(f"... {Q.shape[1] - shown} more columns (--json or --out FILE has them all)")
+    kind = "focal sets" if evidential else "outputs"
+    print(f"mechanism {what}: {Q.shape[0]} inputs x {Q.shape[1]} {kind}")
+    used = _columns_in_use(Q)
+    if used.size < Q.shape[1]:
+        unused = np.setdiff1d(np.arange(Q.shape[1]), used)
+        zero = (f"all zero: {', '.join(cols[j] for j in unused)}"
+                if unused.size <= MAX_NAMED_ZERO_COLUMNS else f"the other {unused.size} are "
+                "all zero")
+        print(f"uses {used.size} of {Q.shape[1]} {kind}: "
+              f"{_listed([cols[j] for j in used])} ({zero})")
+    shown = used[:MAX_TABLE_COLUMNS]
+    table = [(r, *(f"{v:.6g}" for v in Q[i, shown])) for i, r in enumerate(rows_l)]
+    print_table(table, ("x", *(cols[j] for j in shown)))
+    if shown.size < used.size:
+        more = used.size - shown.size
+        print(f"... {more} more column{'s' if more > 1 else ''}"
+              f"{' in use' if used.size < Q.shape[1] else ''} "
+              "(--json or --out FILE has them all)")
 
 
 def _write(planned: tuple[Path, Path], mech: Mechanism | EvidentialMechanism, title: str,
