@@ -736,9 +736,29 @@ def _loss(rd: _Reader, obj: dict, k: int | None, n_outputs: int | None,
     return L, f"a {L.shape[0]} x {L.shape[1]} matrix"
 
 
+PRIOR_TEXT_CHARS = 60
+"""A prior list whose text is at most this long (or of at most :data:`PRIOR_SHOWN` values)
+is described as written in the file."""
+
+PRIOR_SHOWN = 4
+"""A longer prior is described by its first values, at 4 significant digits, and its size."""
+
+
+def _prior_text(values: list) -> str:
+    """A prior list for the printed objective: as written when short, else abbreviated,
+    ``[0.0432, 0.0288, 0.0219, 0.01798, ..., 40 values]`` (a 40-value prior written to 17
+    digits was printed whole)."""
+    text = str(values)
+    if len(text) <= PRIOR_TEXT_CHARS or len(values) <= PRIOR_SHOWN:
+        return text
+    head = ", ".join(f"{float(v):.4g}" for v in values[:PRIOR_SHOWN])
+    return f"[{head}, ..., {len(values)} values]"
+
+
 def _prior(rd: _Reader, obj: dict, k: int | None, section: str = "[objective]"
            ) -> tuple[np.ndarray, str]:
-    """The prior as a vector (validated by the objective: finite, >= 0, sums to 1)."""
+    """The prior as a vector (validated by the objective: finite, >= 0, sums to 1) and its
+    description for the printed objective (:func:`_prior_text`)."""
     value = obj.get("prior", "uniform")
     where = f"{section} prior = {value!r}"
     if value == "uniform":
@@ -761,7 +781,7 @@ def _prior(rd: _Reader, obj: dict, k: int | None, section: str = "[objective]"
         _in_range(rd, v, where)
     if k is not None and len(value) != k:
         raise rd.fail(where, f"has {len(value)} entries but there are {k} inputs")
-    return np.array(value, dtype=float), str(value)
+    return np.array(value, dtype=float), _prior_text(value)
 
 
 @dataclass(frozen=True, repr=False)
