@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import mechdesign as md
@@ -81,7 +81,7 @@ def matrices(draw, rows=(2, 3), cols=(2, 4), zeros: bool = False) -> np.ndarray:
         if style == "random":
             out.append(draw(prob_row(m, zeros)))
         elif style == "near":
-            rel = draw(st.sampled_from([1e-12, 1e-10, 1e-8, 1e-6]))
+            rel = draw(st.sampled_from([1e-12, 1e-10, 1e-9, 1e-8, 1e-6]))
             u = np.array(draw(st.lists(st.integers(-1000, 1000), min_size=m, max_size=m)))
             row = base * (1.0 + rel * u / 1000.0)
             out.append(row / math.fsum(row))
@@ -138,14 +138,15 @@ class Check:
     cases: st.SearchStrategy
     run: Callable[[Any], list[Row]]
     examples: int = 60
+    shrink: bool = True  # False for checks whose reference or library call is slow
 
 
 CHECKS: dict[str, Check] = {}
 
 
-def check(name: str, cases: st.SearchStrategy, examples: int = 60):
+def check(name: str, cases: st.SearchStrategy, examples: int = 60, shrink: bool = True):
     def deco(fn):
-        CHECKS[name] = Check(cases, fn, examples)
+        CHECKS[name] = Check(cases, fn, examples, shrink)
         return fn
     return deco
 
@@ -410,7 +411,7 @@ def _(c):
 @check("accounting.optimal_composition_epsilon",
        st.tuples(st.floats(1e-6, 3.0) | st.sampled_from([1e-12, 0.1, 1.0]),
                  st.integers(1, 30), deltas, st.just(0.0) | deltas.map(lambda d: d * 1e-3)),
-       examples=30)
+       examples=30, shrink=False)
 def _(c):
     eps, k, dt, d = c
     lib = acc.optimal_composition_epsilon(eps, k, dt, d)
@@ -437,7 +438,8 @@ def _(c):
              COMPOSED, COMPOSED_ATOL)]
 
 
-@check("accounting.optimal_heterogeneous_epsilon", st.tuples(mv_cases(), deltas), examples=25)
+@check("accounting.optimal_heterogeneous_epsilon", st.tuples(mv_cases(), deltas), examples=25,
+       shrink=False)
 def _(c):
     (eps, ds), dt = c
     lib = acc.optimal_heterogeneous_epsilon(eps, dt, ds)
@@ -551,7 +553,8 @@ def _(c):
     return [("delta", lib.delta, R.delta_composed([(A, k), (B, k)], eps), COMPOSED, COMPOSED_ATOL)]
 
 
-@check("accounting.epsilon_composed", st.tuples(composition_cases(4), deltas), examples=30)
+@check("accounting.epsilon_composed", st.tuples(composition_cases(4), deltas), examples=30,
+       shrink=False)
 def _(c):
     (Q, k), d = c
     lib = acc.epsilon_composed(md.Mechanism(Q), d, k)
@@ -564,7 +567,8 @@ def rr_cases(draw):
     return md.randomized_response(2, eps0).matrix, draw(st.integers(1, 60))
 
 
-@check("accounting.epsilon_composed(binary RR)", st.tuples(rr_cases(), deltas), examples=30)
+@check("accounting.epsilon_composed(binary RR)", st.tuples(rr_cases(), deltas), examples=30,
+       shrink=False)
 def _(c):
     (Q, k), d = c
     lib = acc.epsilon_composed(md.Mechanism(Q), d, k)
@@ -622,12 +626,17 @@ def _(c):
     return [("eps(alpha)", acc.renyi_epsilon(Q, a), R.renyi_epsilon(Q, a), MEASURE, 0.0)]
 
 
-@check("accounting.zcdp_rho", matrices((2, 2), (2, 3), zeros=False), examples=20)
+@check("accounting.zcdp_rho", matrices((2, 2), (2, 3), zeros=False), examples=15,
+       shrink=False)
 def _(Q):
-    z = acc.zcdp_rho(Q)
+    # max_rounds=6: on near-equal rows the default (200) does not return for minutes (the
+    # orders split grow about 4x per round: 12 rounds take 76 s); the bracket is valid at
+    # any round, so rho must be above the reference whether or not it converged
+    z = acc.zcdp_rho(Q, max_rounds=6)
     # the reference is a lower bound on the sup (found by search): above it by rtol = 1e-9
-    # (the library's bracket) plus the search's own shortfall; 1e-6 covers both
-    return [("rho", z.rho, R.zcdp_rho_lower(Q), 1e-6, 0.0)]
+    # (the library's bracket) plus the search's own shortfall; 1e-6 covers both (unchecked
+    # when the bracket did not converge)
+    return [("rho", z.rho, R.zcdp_rho_lower(Q), 1e-6 if z.converged else None, 0.0)]
 
 
 @st.composite
@@ -649,7 +658,7 @@ def _(c):
 
 
 @check("accounting.epsilon_rdp", st.tuples(matrices((2, 2), (2, 3), zeros=False),
-                                           st.integers(1, 100), deltas), examples=20)
+                                           st.integers(1, 100), deltas), examples=20, shrink=False)
 def _(c):
     Q, k, d = c
     lib = acc.epsilon_rdp(Q, d, k)
@@ -670,7 +679,7 @@ def _(c):
 
 
 @check("accounting.shuffle_epsilon", st.tuples(st.floats(1e-3, 4.0), st.integers(2, 12),
-                                               deltas), examples=20)
+                                               deltas), examples=20, shrink=False)
 def _(c):
     e0, n, d = c
     lib = acc.shuffle_epsilon(e0, n, d)
@@ -705,7 +714,7 @@ def _(c):
 # --------------------------------------------------------------------------- calibration
 @check("accounting.calibrate(composition)",
        st.tuples(st.floats(0.05, 3.0), st.sampled_from([1e-12, 1e-6, 1e-3, 0.1]),
-                 st.integers(1, 5)), examples=15)
+                 st.integers(1, 5)), examples=15, shrink=False)
 def _(c):
     t_eps, t_delta, k = c
     cal = acc.calibrate("epsilon0", target_epsilon=t_eps, target_delta=t_delta,
@@ -776,7 +785,10 @@ def assert_rows(name: str, case: Any, out: list[Row]) -> None:
 def test_never_below_the_50_digit_reference(name):
     chk = CHECKS[name]
 
-    @settings(deadline=None, max_examples=chk.examples,
+    phases = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target] + \
+        ([Phase.shrink] if chk.shrink else [])
+
+    @settings(deadline=None, max_examples=chk.examples, phases=phases,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                      HealthCheck.filter_too_much])
     @given(case=chk.cases)
@@ -791,13 +803,15 @@ def test_never_below_the_50_digit_reference(name):
 # =========================================================================== known cases
 def test_delta_ldp_near_equal_rows_at_tiny_epsilon():
     """Issue 31: the float sum read 5.2e-6 relative low at eps = 1e-9 on near-equal rows
-    (2.2058327e-12 reported, 2.2058386e-12 exact). Rows differing by ~1e-12 relative give
-    terms p - e^eps q that cancel to 1e-12 of their size."""
+    (2.2058327e-12 reported, 2.2058386e-12 exact). Rows differing by ~1e-9 relative at
+    eps < 1e-9 give terms p - e^eps q that cancel to 1e-3 of their size (on the library
+    before the fix: 56 of these 200 below, worst 6.8e-6 relative)."""
     rng = np.random.default_rng(31)
     worst = R.ZERO
     for _ in range(200):
-        base = rng.dirichlet(np.ones(4))
-        other = base * (1 + 1e-12 * rng.uniform(-1, 1, 4))
+        m = int(rng.integers(2, 6))
+        base = rng.dirichlet(np.ones(m))
+        other = base * (1 + 1e-9 * rng.uniform(-1, 1, m))
         Q = np.array([base, other / math.fsum(other)])
         eps = 1e-9 * rng.uniform(0, 1)
         lib = priv.delta_ldp(Q, eps)
