@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -151,20 +152,49 @@ def check_stochastic(values: Any, name: str = "matrix", tol: float = ROW_SUM_TOL
 
 
 PRIOR_SUM_TOL = 1e-9
-"""A prior must sum to 1 within this tolerance; it is never renormalised."""
+"""A prior summing to 1 within this tolerance is kept as given (float rounding)."""
+
+PRIOR_NORMALISE_TOL = 1e-6
+"""Per value: a prior of k values whose sum is off 1 by more than :data:`PRIOR_SUM_TOL` and
+at most ``k * PRIOR_NORMALISE_TOL`` is divided by its sum, with a
+:class:`PriorNormalisedWarning` naming the sum; farther off, it is refused. A prior typed
+to 6 decimals is off by at most ``k * 5e-7``: ``[0.333334, 0.333334, 0.333334]`` sums to
+1.000002 (within 3e-6) and is accepted; ``[0.5, 0.6]`` (1.1) is refused."""
 
 
-def as_prior(prior: Any, k: int, name: str = "prior") -> np.ndarray:
-    """A probability vector of length ``k`` (never renormalised).
+class PriorNormalisedWarning(UserWarning):
+    """A prior within :data:`PRIOR_NORMALISE_TOL` of summing to 1 was divided by its sum.
 
-    A scalar ``pi`` is accepted when ``k = 2`` and means ``(pi, 1 - pi)``: the proportion
-    of the first input (the sensitive property P in Li et al. 2022).
+    Never silent: the warning names the sum, the command line prints it, and a design whose
+    objective holds the prior lists it in :attr:`DesignResult.notes
+    <mechdesign.design.DesignResult.notes>`."""
+
+
+def prior_with_note(prior: Any, k: int, name: str = "prior") -> tuple[np.ndarray, str]:
+    """:func:`as_prior` and the note of its normalisation (``""`` when none was needed).
+
+    Parameters
+    ----------
+    prior : float or array_like
+        A probability vector of length ``k``, or for ``k = 2`` one number ``pi`` meaning
+        ``(pi, 1 - pi)``.
+    k : int
+        The number of inputs.
+    name : str
+        How messages name the prior.
+
+    Returns
+    -------
+    (prior, note)
+        The prior as a float array; ``note`` says it was divided by its sum (also issued as
+        a :class:`PriorNormalisedWarning`), or is ``""``.
 
     Raises
     ------
     InvalidParameterError
-        A scalar for ``k != 2``, a wrong shape, an entry that is negative or not finite, or a
-        sum farther than :data:`PRIOR_SUM_TOL` from 1.
+        A scalar for ``k != 2``, a wrong shape, an entry that is negative or not finite, or
+        a sum farther than ``k *`` :data:`PRIOR_NORMALISE_TOL` from 1 (the message names
+        the sum).
     """
     if np.ndim(prior) == 0:
         if k != 2:
@@ -172,7 +202,7 @@ def as_prior(prior: Any, k: int, name: str = "prior") -> np.ndarray:
                 f"a scalar {name} ({prior!r}) is only meaningful for 2 inputs; give a "
                 f"vector of length {k}")
         pi = check_probability(prior, name)
-        return np.array([pi, 1.0 - pi])
+        return np.array([pi, 1.0 - pi]), ""
     check_real_entries(prior, name, InvalidParameterError)  # no strings, no bools
     try:
         arr = np.array(prior, dtype=float)
@@ -184,11 +214,46 @@ def as_prior(prior: Any, k: int, name: str = "prior") -> np.ndarray:
     if bad.any():
         raise InvalidParameterError(f"{name} entries must be finite and >= 0, got "
                                     f"{float(arr[bad][0])!r}")
-    if abs(arr.sum() - 1.0) > PRIOR_SUM_TOL:
+    total = float(arr.sum())
+    off = abs(total - 1.0)
+    if off <= PRIOR_SUM_TOL:
+        return arr, ""
+    tol = PRIOR_NORMALISE_TOL * k
+    if off > tol:
         raise InvalidParameterError(
-            f"{name} = {arr.tolist()!r} sums to {float(arr.sum())!r}, not 1; it is never "
-            "renormalised silently")
-    return arr
+            f"{name} = {_vector_text(arr)} sums to {total!r}, not 1; a prior of {k} values "
+            f"within {tol:g} of 1 ({PRIOR_NORMALISE_TOL:g} per value) is divided by its sum "
+            "with a warning, one farther off is refused: correct the values")
+    note = (f"{name} sums to {total!r}, not 1 (off by {total - 1.0:.3g}, within {tol:g} = "
+            f"{k} x {PRIOR_NORMALISE_TOL:g}): divided by its sum")
+    warnings.warn(note, PriorNormalisedWarning, stacklevel=3)
+    return arr / total, note
+
+
+def _vector_text(arr: np.ndarray, shown: int = 8) -> str:
+    """A vector in a message: whole up to ``shown`` entries, else its first entries and size."""
+    if arr.size <= shown:
+        return repr(arr.tolist())
+    return "[" + ", ".join(repr(float(v)) for v in arr[:shown]) + f", ... ({arr.size} values)]"
+
+
+def as_prior(prior: Any, k: int, name: str = "prior") -> np.ndarray:
+    """A probability vector of length ``k``.
+
+    A scalar ``pi`` is accepted when ``k = 2`` and means ``(pi, 1 - pi)``: the proportion
+    of the first input (the sensitive property P in Li et al. 2022). A vector summing to 1
+    within :data:`PRIOR_SUM_TOL` is returned as given; within ``k *``
+    :data:`PRIOR_NORMALISE_TOL` (a prior typed to 6 decimals), divided by its sum with a
+    :class:`PriorNormalisedWarning` naming the sum (:func:`prior_with_note` also returns
+    the note).
+
+    Raises
+    ------
+    InvalidParameterError
+        A scalar for ``k != 2``, a wrong shape, an entry that is negative or not finite, or a
+        sum farther than ``k *`` :data:`PRIOR_NORMALISE_TOL` from 1.
+    """
+    return prior_with_note(prior, k, name)[0]
 
 
 def frozen(arr: np.ndarray) -> np.ndarray:

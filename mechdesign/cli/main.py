@@ -8,10 +8,11 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from types import FrameType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 from .. import __version__
 from ..errors import MechdesignError
@@ -177,7 +178,7 @@ def _main(argv: Sequence[str] | None) -> int:
         _flush_quietly()
         return 2
     try:
-        with _logging(args):
+        with _logging(args), _notes_on_stderr():
             status = args.func(args)
         sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
         return status
@@ -193,6 +194,30 @@ def _main(argv: Sequence[str] | None) -> int:
     except (OSError, MemoryError) as exc:
         print(f"mechdesign: error: {exc}", file=sys.stderr)
         return 1
+
+
+@contextmanager
+def _notes_on_stderr() -> Iterator[None]:
+    """While a command runs, the library's notes (a warning that says what it corrected in
+    an input: :class:`~mechdesign._validation.PriorNormalisedWarning`, a prior within 1e-6
+    per value of summing to 1 divided by its sum) as one line each on stderr,
+    ``mechdesign: note: ...``, every time (even with ``-q``: they say what was computed);
+    other warnings as Python shows them."""
+    from .._validation import PriorNormalisedWarning  # the command loads numpy anyway
+
+    with warnings.catch_warnings():
+        shown = warnings.showwarning
+
+        def show(message: Warning | str, category: type[Warning], filename: str,
+                 lineno: int, file: TextIO | None = None, line: str | None = None) -> None:
+            if issubclass(category, PriorNormalisedWarning):
+                sys.stderr.write(f"mechdesign: note: {message}\n")
+            else:
+                shown(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        warnings.simplefilter("always", PriorNormalisedWarning)
+        yield
 
 
 def _logging(args: argparse.Namespace) -> AbstractContextManager:

@@ -20,17 +20,27 @@ import numpy as np
 from scipy.linalg import null_space
 
 from .._html import fields_repr
-from .._validation import as_float_matrix
+from .._validation import as_float_matrix, prior_with_note
 from ..errors import InvalidParameterError
 from ..estimation.fisher import cramer_rao
-from ..estimation.inputs import as_prior
 from ..losses import check_loss
 from ..mechanism import Mechanism
 from ..privacy.leakage import g_vulnerability
 
 
-def _prior_or_uniform(prior: Any, k: int) -> np.ndarray:
-    return np.full(k, 1.0 / k) if prior is None else as_prior(prior, k)
+def _checked_prior(obj: Objective, prior: Any, k: int, name: str = "prior") -> np.ndarray:
+    """``prior`` validated (:func:`~mechdesign._validation.prior_with_note`); a prior
+    within ``k * 1e-6`` of summing to 1 is divided by its sum with a
+    :class:`~mechdesign._validation.PriorNormalisedWarning`, and the note is kept on ``obj``
+    (:attr:`Objective.notes`) for the results of the designs that use it."""
+    arr, note = prior_with_note(prior, k, name)
+    if note:
+        object.__setattr__(obj, "_notes", (*obj.notes, note))
+    return arr
+
+
+def _prior_or_uniform(obj: Objective, prior: Any, k: int) -> np.ndarray:
+    return np.full(k, 1.0 / k) if prior is None else _checked_prior(obj, prior, k)
 
 
 class Objective:
@@ -43,6 +53,12 @@ class Objective:
     def __repr__(self) -> str:
         """Short: a loss matrix or a prior of more than 8 entries shows as its shape."""
         return fields_repr(self)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What was done to the objective's input that a design result must say: a prior
+        within ``k * 1e-6`` of summing to 1 divided by its sum (one note per prior)."""
+        return getattr(self, "_notes", ())
 
     @property
     def n_inputs(self) -> int | None:
@@ -112,7 +128,7 @@ class ExpectedLoss(LossObjective):
     def __post_init__(self) -> None:
         L = check_loss(self.loss)
         object.__setattr__(self, "loss", L)
-        object.__setattr__(self, "prior", _prior_or_uniform(self.prior, L.shape[0]))
+        object.__setattr__(self, "prior", _prior_or_uniform(self, self.prior, L.shape[0]))
 
     def expression(self, Q: cp.Expression) -> tuple[cp.Expression, list]:
         unit, _, _ = unit_range(self.loss)
@@ -240,7 +256,7 @@ class PosteriorVulnerability(Objective):
 
     def __post_init__(self) -> None:
         p = np.asarray(self.prior, dtype=float)
-        object.__setattr__(self, "prior", as_prior(p, p.size))
+        object.__setattr__(self, "prior", _checked_prior(self, p, p.size))
         object.__setattr__(self, "gain", gain_or_identity(self.gain, len(self.prior)))
 
     @property
@@ -303,7 +319,7 @@ class MinimaxLoss(LossObjective):
                 raise InvalidParameterError(
                     f"priors must have shape (r, {k}) (one prior per row), got {P.shape}")
             object.__setattr__(self, "priors", np.array(
-                [as_prior(p, k, f"priors[{i}]") for i, p in enumerate(P)]))
+                [_checked_prior(self, p, k, f"priors[{i}]") for i, p in enumerate(P)]))
             return
         lo = self._bound(self.lower, 0.0, "lower", k)
         hi = self._bound(self.upper, 1.0, "upper", k)
@@ -407,7 +423,7 @@ class MutualInformation(InformationObjective):
 
     def __post_init__(self) -> None:
         p = np.asarray(self.prior, dtype=float)
-        object.__setattr__(self, "prior", as_prior(p, p.size))
+        object.__setattr__(self, "prior", _checked_prior(self, p, p.size))
 
     def column_utility(self, S: np.ndarray) -> np.ndarray:
         lam = self.prior @ S
@@ -531,7 +547,7 @@ class EstimationVariance(InformationObjective):
 
     def __post_init__(self) -> None:
         p = np.asarray(self.prior, dtype=float)
-        object.__setattr__(self, "prior", as_prior(p, p.size))
+        object.__setattr__(self, "prior", _checked_prior(self, p, p.size))
         if self.criterion not in ("A", "D", "E"):
             raise InvalidParameterError(
                 f"criterion must be 'A', 'D' or 'E', got {self.criterion!r}")
@@ -607,7 +623,7 @@ class MinimaxEstimation(InformationObjective):
                 "priors must have shape (r, k) with r >= 1 priors (one per row) on k >= 2 "
                 f"inputs, got shape {P.shape}")
         k = P.shape[1]
-        P = np.array([as_prior(p, k, f"priors[{i}]") for i, p in enumerate(P)])
+        P = np.array([_checked_prior(self, p, k, f"priors[{i}]") for i, p in enumerate(P)])
         members = tuple(EstimationVariance(p, self.criterion, self.weights) for p in P)
         object.__setattr__(self, "priors", P)
         object.__setattr__(self, "weights", members[0].weights)
