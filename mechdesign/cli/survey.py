@@ -197,11 +197,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--post", choices=("none", "project", "norm-sub"), default="none",
                    help="also report post-processed estimates: projected onto the simplex "
                         "or Norm-Sub (both distributions, biased)")
-    e.add_argument("--estimator", choices=("unbiased", "mle"), default="unbiased",
-                   help="unbiased (support counts; the inverse estimator for a matrix) or "
-                        "mle (a matrix only: maximum likelihood, Cramer-Rao standard errors; "
-                        "use it for designed mechanisms, whose design minimises the "
-                        "Cramer-Rao value)")
+    e.add_argument("--estimator", choices=("inverse", "mle", "unbiased"), default="inverse",
+                   help="inverse (the unbiased inverse estimator: support counts for an "
+                        "oracle; 'unbiased' is its former name) or mle (a matrix only: "
+                        "maximum likelihood, Cramer-Rao standard errors; use it for designed "
+                        "mechanisms, whose design minimises the Cramer-Rao value)")
     e.add_argument("--json", action="store_true", help="machine-readable output")
     e.add_argument("--all", action="store_true", help="print every value (default: 40)")
     e.add_argument("--out", metavar="FILE.csv|FILE.json", help="write the table to a file")

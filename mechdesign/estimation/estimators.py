@@ -23,6 +23,7 @@ counts ``(0, 0, 5)``): the unconditional convention, see :func:`estimate_inverse
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,31 @@ from .._coerce import as_mechanism
 from .._validation import check_int, check_probability, check_real
 from ..errors import InvalidMechanismError, InvalidParameterError
 from .inputs import as_counts, scalar_or_array
+
+ESTIMATOR_ALIASES: dict[str, str] = {"unbiased": "inverse"}
+"""Older names of the named estimators, still accepted: ``"unbiased"`` (the first name of
+:func:`~mechdesign.oracles.survey.estimate_survey`'s default) is the inverse estimator,
+:func:`estimate_inverse` (for a frequency oracle, its support-count estimator, the same
+estimator on its matrix)."""
+
+
+def estimator_name(name: Any, names: Sequence[str]) -> str:
+    """The documented name of an estimator chosen by name: ``name`` itself when it is one
+    of ``names``, the documented name of an alias (:data:`ESTIMATOR_ALIASES`).
+
+    Raises
+    ------
+    InvalidParameterError
+        ``name`` is neither (the message names it and lists ``names``).
+    """
+    if isinstance(name, str):
+        name = ESTIMATOR_ALIASES.get(name, name)
+        if name in names:
+            return name
+    aliases = [f"{old!r} for {new!r}" for old, new in ESTIMATOR_ALIASES.items() if new in names]
+    raise InvalidParameterError(
+        f"unknown estimator {name!r}; names: {', '.join(map(repr, names))}"
+        + (f" (also {', '.join(aliases)})" if aliases else ""))
 
 
 # ---------------------------------------------------------------------------- binary estimators

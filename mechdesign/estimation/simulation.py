@@ -31,7 +31,13 @@ from .._progress import Progress, ProgressArg
 from .._validation import check_int
 from ..catalog import dont_know
 from ..errors import InvalidParameterError
-from .estimators import estimate_dont_know, estimate_inverse, estimate_mle, estimate_projected
+from .estimators import (
+    estimate_dont_know,
+    estimate_inverse,
+    estimate_mle,
+    estimate_projected,
+    estimator_name,
+)
 from .inputs import as_prior
 from .records import fields_equal
 
@@ -165,11 +171,11 @@ def _first_column(estimator: Callable, counts: np.ndarray) -> np.ndarray:
 
 def _resolve_estimator(mechanism: Any, estimator: Any, scalar_target: bool) -> Callable:
     if isinstance(estimator, str):
-        fn = ESTIMATORS.get(estimator)
-        if fn is None:
-            raise InvalidParameterError(
-                f"unknown estimator {estimator!r}; names: {', '.join(ESTIMATORS)} "
-                "(or pass a callable counts -> estimates)")
+        try:
+            fn = ESTIMATORS[estimator_name(estimator, tuple(ESTIMATORS))]
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(f"{exc} (or pass a callable counts -> estimates)"
+                                        ) from None
         full = partial(fn, mechanism)
         return partial(_first_column, full) if scalar_target else full
     if not callable(estimator):
@@ -219,8 +225,9 @@ def simulate(mechanism: Any, estimator: str | Callable, pi: Any, n: int, reps: i
     mechanism : Mechanism (or EvidentialMechanism, whose messages are the outputs)
         The randomizer each respondent applies.
     estimator : {"inverse", "projected", "mle"} or callable
-        A name from :data:`ESTIMATORS` (applied to ``mechanism``), or a function mapping a
-        count array of shape ``(r, m)`` to estimates of shape ``(r,)`` (scalar pi) or
+        A name from :data:`ESTIMATORS` (applied to ``mechanism``; ``"unbiased"`` is
+        accepted for ``"inverse"``), or a function mapping a count array of shape
+        ``(r, m)`` to estimates of shape ``(r,)`` (scalar pi) or
         ``(r, k)`` (vector pi), NaN where undefined. With processes (``workers > 1`` or a
         process executor) it must be picklable: a module-level function or a
         ``functools.partial`` of one, not a lambda. The named estimators are NaN only where

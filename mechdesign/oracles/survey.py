@@ -30,7 +30,13 @@ import numpy as np
 
 from .._validation import check_real
 from ..errors import InvalidParameterError
-from ..estimation.estimators import estimate_inverse, estimate_mle, norm_sub, project_simplex
+from ..estimation.estimators import (
+    estimate_inverse,
+    estimate_mle,
+    estimator_name,
+    norm_sub,
+    project_simplex,
+)
 from ..estimation.fisher import cramer_rao
 from ..estimation.variances import covariance_inverse
 from ..mechanism import Mechanism
@@ -56,7 +62,8 @@ class SurveyEstimate:
         The post-processing of :attr:`adjusted` (``"none"``: :attr:`adjusted` is the
         estimate).
     estimator : str
-        ``"unbiased"`` (support counts or the inverse estimator) or ``"mle"``.
+        ``"inverse"``, the unbiased inverse estimator (an oracle's support-count estimator),
+        or ``"mle"``.
     adjusted : ndarray
         The post-processed estimates (a distribution for ``"project"`` and ``"norm-sub"``).
     """
@@ -70,7 +77,7 @@ class SurveyEstimate:
     confidence: float
     post: str
     adjusted: np.ndarray
-    estimator: str = "unbiased"
+    estimator: str = "inverse"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -82,13 +89,15 @@ class SurveyEstimate:
                 "adjusted": self.adjusted.tolist()}
 
 
-ESTIMATORS = ("unbiased", "mle")
-"""The estimators of :func:`estimate_survey` (``"mle"`` for mechanisms given as matrices)."""
+ESTIMATORS = ("inverse", "mle")
+"""The estimators of :func:`estimate_survey` (``"mle"`` for mechanisms given as matrices);
+``"unbiased"``, their first name for ``"inverse"``, is still accepted
+(:data:`~mechdesign.estimation.estimators.ESTIMATOR_ALIASES`)."""
 
 
 def estimate_survey(randomizer: FrequencyOracle | Mechanism, reports: Any,
                     confidence: float = 0.95, post: str = "none",
-                    estimator: str = "unbiased") -> SurveyEstimate:
+                    estimator: str = "inverse") -> SurveyEstimate:
     """Estimates, standard errors and intervals from the reports of one survey.
 
     Parameters
@@ -100,17 +109,18 @@ def estimate_survey(randomizer: FrequencyOracle | Mechanism, reports: Any,
     confidence : float
         In (0, 1).
     post : {"none", "project", "norm-sub"}
-    estimator : {"unbiased", "mle"}
-        ``"mle"``: maximum likelihood with Cramer-Rao standard errors (a Mechanism only).
+    estimator : {"inverse", "mle"}
+        ``"inverse"``: the unbiased inverse estimator (a frequency oracle's support-count
+        estimator) with its exact standard errors; ``"unbiased"`` is the same (its first
+        name). ``"mle"``: maximum likelihood with Cramer-Rao standard errors (a Mechanism
+        only).
     """
     conf = check_real(confidence, "confidence")
     if not 0.0 < conf < 1.0:
         raise InvalidParameterError(f"confidence must lie in (0, 1), got {confidence!r}")
     if post not in POST_PROCESSING:
         raise InvalidParameterError(f"post must be one of {POST_PROCESSING}, got {post!r}")
-    if estimator not in ESTIMATORS:
-        raise InvalidParameterError(f"estimator must be one of {ESTIMATORS}, got "
-                                    f"{estimator!r}")
+    estimator = estimator_name(estimator, ESTIMATORS)
     if estimator == "mle" and not isinstance(randomizer, Mechanism):
         raise InvalidParameterError("estimator 'mle' needs a mechanism given as a matrix; "
                                     "a frequency oracle's estimate is its unbiased one")
