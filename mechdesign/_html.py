@@ -299,3 +299,46 @@ def fields_repr(obj: Any) -> str:
             text = clip(repr(v), LABEL_CHARS)
         parts.append(f"{f.name}={text}")
     return clip(f"{type(obj).__name__}({', '.join(parts)}", MAX_REPR - 1) + ")"
+
+
+def field_text(value: Any) -> str:
+    """A field's value in an HTML table cell (escaped by :func:`kv_table`): a number
+    exactly (its repr), an array of at most :data:`SMALL_ARRAY` entries written out, a
+    larger one as its shape and its first and last values, a string cut to
+    ``4 *`` :data:`LABEL_CHARS`, anything else by its (short) repr, cut likewise."""
+    if isinstance(value, np.ndarray):
+        if value.size <= SMALL_ARRAY:
+            return numbers_text(value)
+        shape = "x".join(map(str, value.shape))
+        return f"{shape} array: {numbers_text(value.ravel(), LIST_CHARS)}"
+    if isinstance(value, float | int | np.number) and not isinstance(value, bool):
+        return number(value)
+    if isinstance(value, str):
+        return clip(value, LABEL_CHARS * 4)
+    if isinstance(value, tuple | list) and value and all(
+            isinstance(v, float | int | np.number) and not isinstance(v, bool) for v in value):
+        return numbers_text(np.asarray(value))
+    return clip(repr(value), LABEL_CHARS * 4)
+
+
+def fields_html(obj: Any, caption: str = "") -> str:
+    """A dataclass as an HTML table of its fields (those shown by its repr), each written by
+    :func:`field_text`; the caption is ``caption`` or the class name."""
+    import dataclasses
+
+    rows = [(f.name, field_text(getattr(obj, f.name)))
+            for f in dataclasses.fields(obj) if f.repr]
+    return wrap(kv_table(rows, caption or type(obj).__name__))
+
+
+def value_view(cls: type) -> type:
+    """Class decorator for a result dataclass: a short one-line repr
+    (:func:`fields_repr`) in place of the dataclass's own, and a ``_repr_html_`` table of
+    its fields (:func:`fields_html`); a ``__repr__`` or ``_repr_html_`` written in the class
+    body is kept. Put it above ``@dataclass``."""
+    own_repr = vars(cls).get("__repr__")
+    if own_repr is None or hasattr(own_repr, "__wrapped__"):  # the dataclass's repr
+        cls.__repr__ = fields_repr  # type: ignore[assignment]
+    if "_repr_html_" not in vars(cls):
+        cls._repr_html_ = fields_html  # type: ignore[attr-defined]
+    return cls

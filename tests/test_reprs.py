@@ -380,3 +380,204 @@ def test_dont_know_analysis_repr_is_short_and_flags_degenerate_readings():
     # p = 0.4 <= 1/2: the Walley variance is inf and the optimal epsilon 0, both exact
     b = repr(md.dont_know_analysis(0.4, 0.1, pi=0.3, n=100))
     assert "/0.0, var" in b and "/inf/" in b and "DEGENERATE (p <= 1/2)" in b
+
+
+# ------------------------------------------------------------------ the whole public API
+# Issue 30 item 5: every public result or value type shows itself in one line of at most
+# 200 characters and has an HTML form, at realistic sizes (k = 40 for surveys).
+
+PUBLIC_MODULES = ("mechdesign", "mechdesign.accounting", "mechdesign.estimation",
+                  "mechdesign.oracles", "mechdesign.design", "mechdesign.io",
+                  "mechdesign.privacy", "mechdesign.frontier")
+
+NOT_RESULTS = {
+    # specifications a user writes (inputs, not results); their reprs are tested above
+    "LDP", "ApproxLDP", "DeletionLDP", "MetricDP", "SLDP", "WLDP", "Notion",
+    "Objective", "ExpectedLoss", "WorstCaseLoss", "CustomObjective", "MinimaxLoss",
+    "MutualInformation", "SublinearUtility", "EstimationVariance", "MinimaxEstimation",
+    "PosteriorVulnerability",
+    # abstract base, enum, and the compiled cvxpy program (the escape hatch's machinery)
+    "FrequencyOracle", "Status", "Program", "FeasibleSet",
+}
+
+OUTSIDE_THIS_CHANGE = {
+    # classes in files another change owns (accounting/pld.py, privacy/measures.py): their
+    # reprs and HTML forms are a follow-up; strict xfail flags them once fixed
+    "LossAtoms", "LossBracket", "DeletionLP", "DeletionPrivacy", "Witness",
+}
+
+
+def public_result_types() -> dict[str, type]:
+    import enum
+    import importlib
+    import inspect
+
+    out: dict[str, type] = {}
+    for name in PUBLIC_MODULES:
+        module = importlib.import_module(name)
+        names = getattr(module, "__all__", None) or [n for n in dir(module)
+                                                      if not n.startswith("_")]
+        for attr in names:
+            obj = getattr(module, attr)
+            if (inspect.isclass(obj) and obj.__module__.startswith("mechdesign")
+                    and not issubclass(obj, BaseException | enum.Enum | Warning)
+                    and obj.__name__ not in NOT_RESULTS):
+                out[obj.__name__] = obj
+    return out
+
+
+K = 40
+RR40 = md.randomized_response(K, 1.0)
+ZIPF40 = (lambda w: w / w.sum())(1.0 / np.arange(1, K + 1) ** 1.1)
+
+
+def _survey_reports() -> np.ndarray:
+    rng = np.random.default_rng(0)
+    x = rng.choice(K, size=4000, p=ZIPF40)
+    return np.array([RR40.sample(int(v), rng) for v in x])
+
+
+def _design() -> md.DesignResult:
+    return md.DesignProblem(privacy=md.LDP(epsilon=1.0),
+                            objective=md.ExpectedLoss(md.losses.absolute(K),
+                                                      prior=ZIPF40)).solve()
+
+
+def _builders() -> dict[str, object]:
+    A, P, E, orc = md.accounting, md.privacy, md.estimation, md.oracles
+    from mechdesign.accounting.belief_composition import belief_composition
+    from mechdesign.accounting.binary_reduction import binary_reduction
+    from mechdesign.oracles.survey import estimate_survey
+
+    dk = md.dont_know(0.6, 0.2)
+    rr12 = md.randomized_response(12, 1.0)
+    rr20 = md.randomized_response(20, 1.0)
+    atoms = A.privacy_loss_atoms(RR40.matrix[0], RR40.matrix[1])
+    return {
+        "Mechanism": lambda: RR40,
+        "EvidentialMechanism": lambda: md.EvidentialMechanism(
+            np.full((K, K), 1 / K), [[i] for i in range(K)]),
+        "DesignProblem": lambda: md.io.load_example("krr_hamming").problem,
+        "DesignResult": _design,
+        "Certificate": lambda: _design().certificate,
+        "Frontier": lambda: md.frontier.frontier(md.io.load_example("krr_hamming").problem,
+                                                 [0.5, 1.0, 2.0]),
+        "FamilyComparison": lambda: md.frontier.compare_families(
+            md.io.load_example("krr_hamming").problem, [0.5, 1.0]),
+        "ProblemFile": lambda: md.io.load_example("subset_selection_estimation"),
+        "Expected": lambda: md.io.load_example("krr_hamming").expected,
+        "Composition": lambda: A.compose(RR40, k=10),
+        "CompositionResult": lambda: A.compose(RR40, k=10).delta(1.0),
+        "PrivacyProfile": lambda: A.compose(RR40, k=10).profile(np.linspace(0, 3, 50)),
+        "CompositionBound": lambda: A.advanced_composition(1.0, 0.0, 100, 1e-6),
+        "Calibration": lambda: A.calibrate_composition(
+            "randomized_response", "epsilon", target_epsilon=1.0, target_delta=1e-6, k=10,
+            params={"k": K}),
+        "ShuffleBound": lambda: A.shuffle_epsilon(1.0, 10_000, 1e-6),
+        "ShuffleDelta": lambda: A.shuffle_delta(1.0, 10_000, 0.5),
+        "ExactShuffle": lambda: A.exact_shuffle_delta(md.randomized_response(3, 1.0), 50, 0.5),
+        "SubsampledPrivacy": lambda: A.subsampling_privacy(RR40, 0.1),
+        "Guarantee": lambda: A.subsampled(1.0, 1e-6, 0.1),
+        "SequentialPrivacy": lambda: A.sequential_composition(RR40, RR40),
+        "GroupPrivacy": lambda: A.advanced_grouposition(1.0, 5, 1e-6),
+        "TradeoffCurve": lambda: A.tradeoff_function(RR40),
+        "GaussianApproximation": lambda: A.gaussian_approximation(RR40, k=10),
+        "BeliefComposition": lambda: belief_composition([dk] * 5),
+        "NPTest": lambda: A.neyman_pearson_test(RR40.matrix[0], RR40.matrix[1], 0.1),
+        "MinimaxTest": lambda: A.minimax_test(rr12, 0.1),
+        "RenyiCurve": lambda: A.renyi_curve(RR40, [1.5, 2.0, 4.0, 8.0, 16.0, 32.0]),
+        "ZCDP": lambda: A.zcdp_rho(RR40),
+        "RDPConversion": lambda: A.rdp_to_dp([0.1, 0.2, 0.4], [2.0, 4.0, 8.0], 1e-6),
+        "BinaryReduction": lambda: binary_reduction(md.warner(0.75), md.warner(0.7)),
+        "LossAtoms": lambda: atoms,
+        "LossBracket": lambda: A.grid_bracket([(atoms, 10)], 1e-3),
+        "DontKnowAnalysis": lambda: md.dont_know_analysis(0.6, 0.2, pi=0.3, n=100),
+        "DontKnowDesign": lambda: E.dont_know_design(0.8, 1.0),
+        "Rectangle": lambda: md.dont_know_analysis(0.6, 0.2, pi=0.3, n=100).rectangle,
+        "CramerRao": lambda: E.cramer_rao(RR40, ZIPF40),
+        "SimulationResult": lambda: E.simulate(RR40, "inverse", ZIPF40, 1000, reps=20,
+                                               seed=1),
+        "SurveyEstimate": lambda: estimate_survey(RR40, _survey_reports()),
+        "RandomizedResponse": lambda: orc.oracle("randomized_response", k=K, epsilon=1.0),
+        "SubsetSelection": lambda: orc.oracle("subset_selection", k=K, epsilon=1.0),
+        "UnaryEncoding": lambda: orc.oracle("unary_encoding", k=K, epsilon=1.0),
+        "LocalHashing": lambda: orc.oracle("local_hashing", k=K, epsilon=1.0),
+        "HadamardResponse": lambda: orc.oracle("hadamard_response", k=K, epsilon=1.0),
+        "Verification": lambda: P.verify_exact(rr20, md.LDP(epsilon=1.0)),
+        "ExactWitness": lambda: P.verify_exact(rr20, md.LDP(epsilon=1.0)).witness,
+        "PureConversion": lambda: P.approx_to_pure(rr20, 1.0, 0.1, 1e-6),
+        "DeletionRepair": lambda: P.to_pure_deletion(rr20, 1.0, P.deletion_reference(rr20)),
+        "KOVDecomposition": lambda: P.kov_decomposition(rr20),
+        "LeakyKOVDecomposition": lambda: P.leaky_kov_decomposition(rr20, epsilon=0.5),
+        "PureLDPProtocol": lambda: P.approx_to_pure_protocol(1.0, 1e-6, 1000, 10),
+        "DeletionLP": lambda: P.deletion_lp(rr20.matrix, 1.0),
+        "DeletionPrivacy": lambda: P.epsilon_deletion(RR40),
+        "Witness": lambda: _witness(),
+    }
+
+
+def _witness() -> object:
+    return md.privacy.worst_log_ratio(RR40.matrix, RR40.matrix)
+
+
+BUILDERS = _builders()
+RESULT_TYPES = public_result_types()
+
+
+def test_every_public_result_type_is_built_here():
+    # a new public result type needs a builder (or a reason in NOT_RESULTS)
+    assert set(RESULT_TYPES) <= set(BUILDERS), sorted(set(RESULT_TYPES) - set(BUILDERS))
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="file owned by another change"))
+    if n in OUTSIDE_THIS_CHANGE else n for n in sorted(RESULT_TYPES)])
+def test_every_public_result_has_a_short_repr_and_html(name):
+    import matplotlib.pyplot as plt
+
+    obj = BUILDERS[name]()
+    assert obj is not None, f"no instance of {name}"
+    assert type(obj).__name__ == name or isinstance(obj, RESULT_TYPES[name]), type(obj)
+    check_repr(obj)
+    html_form = getattr(obj, "_repr_html_", None)
+    assert callable(html_form), f"{name} has no _repr_html_"
+    parse(html_form())
+    plt.close("all")
+
+
+def test_survey_estimate_repr_is_one_line_at_k40():
+    # issue 30: the dataclass repr was 3,402 characters (every array written out)
+    est = BUILDERS["SurveyEstimate"]()
+    text = check_repr(est)
+    assert text.startswith("<SurveyEstimate n=4000, 40 values, inverse, 95% intervals:")
+    assert repr(float(est.estimate[0])) in text and "..." in text
+    p = parse(est._repr_html_())
+    cells = "".join(p.text)
+    assert "(40 rows)" in cells and repr(float(est.standard_error[0])) in cells
+    assert p.counts["tr"] == 1 + 12  # the header, 10 values, "..." and the last value
+
+
+def test_problem_file_certificate_and_oracle_html_show_their_numbers():
+    pf = md.io.load_example("krr_hamming")
+    text = check_repr(pf)
+    assert text.startswith("<ProblemFile krr_hamming.toml 'k-RR is optimal")
+    assert repr(pf.expected.value) in text  # (k-1)/(e+k-1) at k = 3, eps = 1
+    cells = "".join(parse(pf._repr_html_()).text)
+    assert pf.objective in cells and repr(pf.expected.value) in cells
+    cert = _design().certificate
+    cells = "".join(parse(cert._repr_html_()).text)
+    assert repr(cert.achieved) in cells and repr(cert.target) in cells and cert.method in cells
+    oracle = md.oracles.oracle("subset_selection", k=K, epsilon=1.0)
+    cells = "".join(parse(oracle._repr_html_()).text)
+    assert repr(float(oracle.p_star)) in cells and repr(oracle.epsilon_exact) in cells
+
+
+def test_tradeoff_curve_and_dont_know_html():
+    curve = md.tradeoff_function(md.warner(0.75))
+    png_of(curve._repr_html_())
+    a = md.dont_know_analysis(0.6, 0.2, pi=0.3, n=100)
+    cells = "".join(parse(a._repr_html_()).text)
+    # Li et al. 2022 s.4: eps^S = ln 3, eps^W = ln 4, eps^O = ln 1.5
+    for v in (a.epsilon_shafer, a.epsilon_walley, a.epsilon_optimal, a.variance_shafer):
+        assert repr(v) in cells
+    assert a.epsilon_shafer == pytest.approx(math.log(3), rel=1e-12)

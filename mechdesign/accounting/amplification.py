@@ -25,6 +25,7 @@ from .._algebra import log_expm1, log_multinomial
 from .._exact import dexpm1, dlog1p, float_up, outward
 from .._exact import down as _down
 from .._exact import up as _up
+from .._html import value_view
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidParameterError
 from ..privacy.conversions import Guarantee
@@ -272,6 +273,7 @@ def _clone_delta(cl: _Clones, eps: float) -> tuple[float, float]:
     return max(0.0, _down(lower)), _up(upper)
 
 
+@value_view
 @dataclass(frozen=True)
 class ShuffleDelta:
     """Bracket ``[lower, upper]`` on the clone bound's delta at one epsilon, both rigorous
@@ -400,6 +402,7 @@ def _below(f_low: Callable[[float], float], target: float, up: float) -> float:
 ShuffleMethod = Literal["numeric", "closed_form", "closed_form_fmt21"]
 
 
+@value_view
 @dataclass(frozen=True)
 class ShuffleBound:
     """An epsilon for n shuffled eps0-LDP reports at a given delta.

@@ -38,6 +38,7 @@ import numpy as np
 
 from .._coerce import as_evidential
 from .._exact import dlog1p, dyadic_integers, outward
+from .._html import value_view
 from ..errors import InvalidMechanismError, InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..privacy.measures import epsilon_sldp, epsilon_wldp
@@ -80,6 +81,7 @@ def _measure(m: EvidentialMechanism, notion: str) -> float:
     return epsilon_wldp(m)
 
 
+@value_view
 @dataclass(frozen=True)
 class BeliefComposition:
     """Privacy of the product of evidential mechanisms under one notion.

@@ -21,6 +21,7 @@ from .._algebra import log_multinomial
 from .._exact import dexpm1, float_up, outward
 from .._exact import up as _up
 from .._exact import up_nonzero as _up_nonzero
+from .._html import value_view
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidParameterError, SizeLimitError
 from .pld import MAX_ATOMS, LossAtoms, Rounding
@@ -29,6 +30,7 @@ MAX_SUBSETS_K = 20
 """Murtagh-Vadhan by enumeration of the 2^k subsets: k <= 20."""
 
 
+@value_view
 @dataclass(frozen=True)
 class CompositionBound:
     """An (epsilon, delta) guarantee from a composition theorem."""

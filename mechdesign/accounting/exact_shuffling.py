@@ -47,6 +47,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .._coerce import as_mechanism
+from .._html import value_view
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidParameterError, SizeLimitError
 from ..privacy.measures import epsilon_ldp
@@ -265,6 +266,7 @@ def _worst(mechanism: Any, n: int, gamma: float, others: Any,
 
 
 # --------------------------------------------------------------------------- public
+@value_view
 @dataclass(frozen=True)
 class ExactShuffle:
     """The exact privacy of n shuffled reports of a finite randomizer, beside the clone bound.

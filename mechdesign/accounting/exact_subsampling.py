@@ -37,6 +37,7 @@ import numpy as np
 
 from .._coerce import as_mechanism
 from .._exact import dlog1p, outward
+from .._html import value_view
 from .._validation import as_prior, check_probability
 from ..errors import InvalidParameterError
 from ..mechanism import Mechanism
@@ -126,6 +127,7 @@ def subsample(mechanism: Any, p: float, reference: Any = "null", *,
     return Mechanism(rows, inputs, outputs, name)
 
 
+@value_view
 @dataclass(frozen=True)
 class SubsampledPrivacy:
     """Exact pure epsilon of a subsampled randomizer next to the subsampling theorem.

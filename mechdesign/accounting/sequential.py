@@ -18,6 +18,7 @@ import numpy as np
 from .._coerce import as_mechanism
 from .._exact import dexpm1, dlog1p, dyadic_integers, float_up, log_ratio, outward
 from .._exact import up as _up
+from .._html import value_view
 from .._validation import check_epsilon, check_int, check_probability
 from ..errors import InvalidMechanismError, InvalidParameterError
 from ..mechanism import Mechanism
@@ -57,6 +58,7 @@ def _sequential(a: Decimal, b: Decimal) -> Decimal:
     return dlog1p(x)
 
 
+@value_view
 @dataclass(frozen=True)
 class SequentialPrivacy:
     """Privacy of ``R2 o R1`` (matrix ``Q1 @ Q2``).
@@ -201,6 +203,7 @@ def _product_epsilons(Q1: np.ndarray, Q2: np.ndarray, P: np.ndarray) -> tuple[fl
     return eps, deletion
 
 
+@value_view
 @dataclass(frozen=True)
 class GroupPrivacy:
     """A guarantee for datasets that differ in k entries, each entry an LDP randomizer.

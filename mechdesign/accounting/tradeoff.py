@@ -45,12 +45,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from .._coerce import as_mechanism
-from .._html import clip
+from .._exact import outward
+from .._html import clip, value_view
 from .._validation import check_delta, check_epsilon, check_int, check_real, check_stochastic
 from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
@@ -60,6 +62,9 @@ from .pld import LossAtoms
 CONVEXITY_TOL = 1e-9
 """Slack when checking that a curve is convex (a genuine trade-off function)."""
 
+_U = 2.0 ** -53  # unit roundoff of round-to-nearest doubles
+_ETA = 2.0 ** -1074  # the smallest subnormal
+_TINY = 2.0 ** -1022  # the smallest normal double
 _COLLINEAR_TOL = 1e-13
 _SAME_ALPHA_RTOL = 1e-15
 _TIE_TOL = 1e-15
@@ -127,6 +132,22 @@ class TradeoffCurve:
         label = f" {clip(repr(self.label), 80)}" if self.label else ""
         return f"<TradeoffCurve{label} with {len(self)} breakpoints>"
 
+    def _repr_html_(self) -> str:
+        """The curve drawn by :func:`~mechdesign.plotting.plot_tradeoff` through its
+        breakpoints (a table of the breakpoints when matplotlib is not installed)."""
+        from .._html import figure_html, series_table, wrap
+
+        caption = f"TradeoffCurve {self.label}".rstrip()
+
+        def draw() -> Any:
+            from ..plotting.tradeoff import plot_tradeoff
+            return plot_tradeoff(self, title=clip(caption, 60))
+
+        def table() -> str:
+            return series_table([("alpha", self.alphas), ("beta", self.betas)], caption)
+
+        return wrap(figure_html(draw, table, f"{caption}: beta against alpha"))
+
     @property
     def is_convex(self) -> bool:
         """True when the slopes are non-decreasing (up to :data:`CONVEXITY_TOL`)."""
@@ -152,27 +173,50 @@ def check_alphas(alphas: Any) -> np.ndarray:
 
 
 def _simplify(alphas: np.ndarray, betas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sort, drop repeated alphas (keeping the smallest beta) and collinear interior points."""
+    """Sort, join repeated alphas and drop collinear interior points, never raising the curve.
+
+    Alphas within a few ulps are one breakpoint: the FIRST alpha of the run with its
+    smallest beta, a point below and left of every point of the run, so the polyline does
+    not rise (a curve through points each below and left of a breakpoint of a convex
+    non-increasing curve, consecutive points to consecutive breakpoints, lies below it;
+    0 survives, and a run at 1 is extended level to 1 by :func:`curve_from_points`). An
+    interior point is dropped when the slopes on its two sides agree to
+    ``_COLLINEAR_TOL`` AND, in exact rational arithmetic, it lies on or above the chord of
+    its neighbours (the last point kept and the next one), so dropping it never raises the
+    curve; an infinite slope (a run of width 1e-324) is never collinear.
+    """
     order = np.lexsort((betas, alphas))
     a, b = alphas[order], betas[order]
-    # alphas within a few ulps are one breakpoint: the last alpha of the run (so 0 and 1
-    # survive) with the smallest beta of the run
     first = np.ones(len(a), dtype=bool)
     first[1:] = a[1:] - a[:-1] > _SAME_ALPHA_RTOL * a[1:]
     starts = np.flatnonzero(first)
-    ends = np.r_[starts[1:], len(a)] - 1
-    a, b = a[ends], np.minimum.reduceat(b, starts)
+    a, b = a[starts], np.minimum.reduceat(b, starts)
     if len(a) <= 2:
         return a, b
-    # collinear interior points (each checked against its original neighbours)
-    # (slopes, not cross products: products of 1e-200 masses underflow)
+    # collinear interior points (candidates by slopes, not cross products: products of
+    # 1e-200 masses underflow; then decided exactly)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         slope = np.diff(b) / np.diff(a)
-        same = np.abs(slope[1:] - slope[:-1]) <= _COLLINEAR_TOL * (
-            np.abs(slope[1:]) + np.abs(slope[:-1]))
+        same = (np.abs(slope[1:] - slope[:-1]) <= _COLLINEAR_TOL * (
+            np.abs(slope[1:]) + np.abs(slope[:-1]))) & np.isfinite(slope[1:]) & np.isfinite(
+            slope[:-1])
     keep = np.ones(len(a), dtype=bool)
-    keep[1:-1] = ~same
+    if not same.any():
+        return a, b
+    last = 0
+    for i in range(1, len(a) - 1):
+        if same[i - 1] and _on_or_above(a[last], b[last], a[i], b[i], a[i + 1], b[i + 1]):
+            keep[i] = False
+        else:
+            last = i
     return a[keep], b[keep]
+
+
+def _on_or_above(a0: float, b0: float, a1: float, b1: float, a2: float, b2: float) -> bool:
+    """Whether ``(a1, b1)`` lies on or above the chord from ``(a0, b0)`` to ``(a2, b2)``
+    (``a0 < a1 < a2``), decided exactly on the doubles."""
+    A0, B0, A1, B1, A2, B2 = (Fraction(float(v)) for v in (a0, b0, a1, b1, a2, b2))
+    return (B1 - B0) * (A2 - A0) >= (B2 - B0) * (A1 - A0)
 
 
 def lower_convex_hull(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -493,20 +537,31 @@ def epsilon_of_tradeoff(f: TradeoffCurve) -> float:
     non-positive numerator are skipped; a zero denominator gives ``inf``). For ``T(P, Q)`` this
     is the pure-DP epsilon of the pair in both directions.
 
+    Rounded outward: the breakpoints are read as exact doubles; the largest ratio is found
+    in floating point, and every ratio within ``8u`` (relative) of it is evaluated at 60
+    digits and rounded up (:func:`mechdesign._exact.outward`), so the value is never below
+    the exact one for the stored breakpoints.
+
     Breakpoints are doubles: a type II error within ~1e-16 of 1 (a power below 1e-16, e.g. an
     output of probability 1e-18 that the other input never produces) is stored as 1, and the
     epsilon it implies is not seen. For the exact value of a mechanism use
     :func:`~mechdesign.privacy.measures.epsilon_ldp`.
     """
     a, b = f.alphas, f.betas
-    num = np.concatenate([1.0 - b, 1.0 - a])
+    num_of = np.concatenate([b, a])  # numerator 1 - x
     den = np.concatenate([a, b])
-    live = num > 1e-15
+    num = 1.0 - num_of
+    live = num_of < 1.0  # 1 - x > 0 exactly
     if not live.any():
         return 0.0
     if (den[live] <= 0).any():
         return math.inf
-    return float(max(np.max(np.log(num[live]) - np.log(den[live])), 0.0))
+    with np.errstate(over="ignore"):
+        ratio = num[live] / den[live]
+    close = ratio >= ratio.max() * (1.0 - 8 * _U)
+    best = max(outward(lambda x, d: ((1 - x) / d).ln(), float(x), float(d))
+               for x, d in zip(num_of[live][close], den[live][close], strict=True))
+    return max(best, 0.0)
 
 
 # ============================================================================ tensor products
@@ -573,16 +628,51 @@ def delta_from_tradeoff(f: TradeoffCurve, epsilon: Any) -> np.ndarray | float:
     pointwise minimum over the ordered pairs of a mechanism it is
     :func:`~mechdesign.privacy.measures.delta_ldp`. ``epsilon`` may be an array (may be
     negative); same shape.
+
+    Rounded outward, for the breakpoints read as exact doubles: each term is evaluated in
+    floating point and raised by its error bound (``u |1 - beta| + 5u e^eps alpha + u |term|``
+    with ``u = 2^-53``: the subtraction, numpy's ``exp`` within ``4u`` and the product, the
+    final difference; plus ``2^-1074`` where the product underflows) and rounded up; for
+    up to :data:`EXACT_READS` epsilons the terms that can be the largest are then evaluated
+    at 60 digits and rounded up (:func:`mechdesign._exact.outward`), which removes the
+    bound's slack where ``1 - beta`` and ``e^eps alpha`` cancel.
     """
     e = np.asarray(epsilon, dtype=float)
     if np.isnan(e).any():
         raise InvalidParameterError(f"epsilon must not be NaN, got {epsilon!r}")
     with np.errstate(over="ignore"):
         scale = np.exp(e)
-    with np.errstate(invalid="ignore"):
-        terms = 1.0 - f.betas - np.where(f.alphas > 0, scale[..., None] * f.alphas, 0.0)
-    out = np.maximum(terms.max(axis=-1), 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        head = 1.0 - f.betas
+        prod = np.where(f.alphas > 0, scale[..., None] * f.alphas, 0.0)
+        terms = head - prod
+        err = (_U * np.abs(head) + 5 * _U * prod + _U * np.abs(terms)
+               + np.where((prod > 0) & (prod < _TINY), _ETA, 0.0))
+        hi = np.where(np.isfinite(terms), terms + err, terms)
+    top = hi.max(axis=-1)
+    out = np.maximum(np.where(top > 0, np.nextafter(top, np.inf), top), 0.0)
+    if e.size <= EXACT_READS:
+        flat_e, flat_out = e.ravel(), out.ravel()
+        lows = (terms - err).reshape(-1, f.alphas.size)
+        highs = hi.reshape(-1, f.alphas.size)
+        for i, eps in enumerate(flat_e.tolist()):
+            if flat_out[i] == 0.0 or math.isinf(eps):
+                continue
+            cand = np.flatnonzero(highs[i] >= lows[i].max())
+            flat_out[i] = max(0.0, max(outward(_delta_term, eps, float(f.alphas[j]),
+                                               float(f.betas[j])) for j in cand))
+        out = flat_out.reshape(e.shape)
     return float(out) if out.ndim == 0 else out
+
+
+EXACT_READS = 64
+"""Largest number of epsilons for which :func:`delta_from_tradeoff` evaluates its leading
+terms at 60 digits (beyond it, the floating-point evaluation raised by its error bound)."""
+
+
+def _delta_term(eps: Any, a: Any, b: Any) -> Any:
+    """``1 - b - e^eps a`` (``1 - b`` at ``a = 0``) at 60 digits."""
+    return 1 - b - (eps.exp() * a if a > 0 else 0)
 
 
 # ============================================================================ Gaussian DP
@@ -608,6 +698,7 @@ def tradeoff_gaussian(mu: float, alphas: Any) -> np.ndarray | float:
     return norm.cdf(norm.isf(x) - m)
 
 
+@value_view
 @dataclass(frozen=True)
 class GaussianApproximation:
     r"""A CLT APPROXIMATION of a k-fold composition by Gaussian DP ``G_mu``. Not a bound:

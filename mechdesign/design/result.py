@@ -83,6 +83,19 @@ class Certificate:
                           f"achieved={number(self.achieved)}, target={number(self.target)}"
                           f"{repair}")
 
+    def _repr_html_(self) -> str:
+        """The certificate as a table: the privacy measured on the returned matrix against
+        the target, how it was checked, and any repair (notebooks)."""
+        rows: list[tuple[str, Any]] = [
+            ("privacy", self.notion), ("target", number(self.target)),
+            ("achieved (measured)", number(self.achieved)), ("met", self.verdict()),
+            ("tolerance", number(self.tolerance)),
+            ("repair", None if self.repair == "none"
+             else f"{self.repair} (weight {number(self.repair_weight)})"),
+            ("value gap", None if np.isnan(self.value_gap) else number(self.value_gap)),
+            ("method", self.method)]
+        return wrap(kv_table(rows, "Certificate"))
+
     def verdict(self) -> str:
         """``met`` or ``NOT met``, with how it was checked, in words."""
         if not self.met:

@@ -39,7 +39,7 @@ import numpy as np
 from scipy.special import expit
 
 from .._exact import exp_bracket
-from .._html import approx, kv_table, number, short_repr, wrap
+from .._html import approx, kv_table, number, short_repr, value_view, wrap
 from .._validation import check_int, check_probability, frozen
 from ..catalog import dont_know, q_lambda
 from ..errors import InvalidParameterError
@@ -55,6 +55,7 @@ from .variances import (
 )
 
 
+@value_view
 @dataclass(frozen=True)
 class Rectangle:
     """The box ``[epsilon_low, epsilon_high] x [variance_low, variance_high]`` of Fig. 5.
@@ -163,6 +164,25 @@ class DontKnowAnalysis:
             f"eps S/W/O={approx(self.epsilon_shafer, 6)}/{approx(self.epsilon_walley, 6)}/"
             f"{approx(self.epsilon_optimal, 6)}, var S/W/O={approx(self.variance_shafer, 6)}/"
             f"{approx(self.variance_walley, 6)}/{approx(self.variance_optimal, 6)}{flag}")
+
+    def _repr_html_(self) -> str:
+        """The three readings (epsilon and variance of each) as a table, with the inputs
+        and the note on degenerate readings (notebooks)."""
+        def reading(eps: float, var: float) -> str:
+            return f"epsilon = {number(eps)}, variance = {number(var)}"
+
+        rows: list[tuple[str, Any]] = [
+            ("mechanism", f"Q_2x3(p={number(self.p)}, q={number(self.q)})"),
+            ("pi, n", f"{number(self.pi)}, {self.n}"),
+            ("Shafer (mass SLDP; Thm 3.10)",
+             reading(self.epsilon_shafer, self.variance_shafer)),
+            ("Walley (WLDP, worst completion)",
+             reading(self.epsilon_walley, self.variance_walley)),
+            ("optimal completion", reading(self.epsilon_optimal, self.variance_optimal)),
+            ("A of Thm 3.10", f"{number(self.inverse_moment)} "
+                              f"({'exact' if self.exact else 'the paper approximation'})"),
+            ("note", self.note or None)]
+        return wrap(kv_table(rows, "DontKnowAnalysis"))
 
     def __eq__(self, other: object) -> bool:
         return fields_equal(self, other)

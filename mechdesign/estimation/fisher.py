@@ -12,11 +12,13 @@ import numpy as np
 from scipy.linalg import null_space
 
 from .._coerce import as_mechanism
+from .._html import value_view
 from ..errors import InvalidParameterError
 from .inputs import as_prior
 from .records import fields_equal
 
 
+@value_view
 @dataclass(frozen=True, eq=False)
 class CramerRao:
     r"""The Cramer-Rao bound of a mechanism at a prior, per report.

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._coerce import as_mechanism
+from .._html import value_view
 from .._progress import Progress, ProgressArg
 from .._validation import check_int
 from ..catalog import dont_know
@@ -48,6 +49,7 @@ MAX_REDRAW_ROUNDS = 10_000
 """A chunk gives up (typed error) after this many rounds of redrawing undefined surveys."""
 
 
+@value_view
 @dataclass(frozen=True, eq=False)
 class SimulationResult:
     r"""Monte Carlo summary of an estimator over ``reps`` simulated surveys.

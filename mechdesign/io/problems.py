@@ -114,6 +114,7 @@ import networkx as nx
 import numpy as np
 
 from .. import losses
+from .._html import clip, kv_table, number, short_repr, value_view, wrap
 from ..design.objectives import (
     CustomObjective,
     EstimationVariance,
@@ -183,6 +184,7 @@ _GRID = re.compile(r"^(grid|euclidean-grid):(\d+):(\d+)$")
 
 
 # ------------------------------------------------------------------------------ values
+@value_view
 @dataclass(frozen=True)
 class Expected:
     """The ``[expected]`` section: a reference value, its tolerance and its source."""
@@ -244,6 +246,31 @@ class ProblemFile:
     path: Path | None = None
     data: dict = field(default_factory=dict, repr=False)
     files_read: tuple[Path, ...] = ()
+
+    def __repr__(self) -> str:
+        """One line: the file's name, its title, the notion and the objective."""
+        where = f"{clip(self.path.name, 40)} " if self.path is not None else ""
+        expected = ("" if self.expected is None
+                    else f"; expected {number(self.expected.value)}")
+        return short_repr("ProblemFile", f"{where}{clip(repr(self.title), 60)}: "
+                          f"{clip(self.privacy, 40)}; {clip(self.objective, 60)}{expected}")
+
+    def _repr_html_(self) -> str:
+        """The file's title and description, the problem as a table, and the reference
+        value it states (notebooks)."""
+        rows: list[tuple[str, Any]] = [
+            ("file", None if self.path is None else str(self.path)),
+            ("description", self.description or None),
+            ("privacy", self.privacy), ("objective", self.objective)]
+        exp = self.expected
+        if exp is not None:
+            lo, hi = exp.bounds()
+            rows += [("expected", f"{number(exp.value)} ({exp.relation}, in "
+                                  f"[{number(lo)}, {number(hi)}])"),
+                     ("source", exp.source or None), ("derivation", exp.derivation or None)]
+        if self.files_read:
+            rows.append(("files read", [str(f) for f in self.files_read]))
+        return wrap(kv_table(rows, self.title), self.problem._repr_html_())
 
 
 # ------------------------------------------------------------------------------ helpers

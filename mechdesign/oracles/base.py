@@ -135,6 +135,20 @@ class FrequencyOracle(ABC):
         args = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items())
         return f"{type(self).__name__}({args})"
 
+    def _repr_html_(self) -> str:
+        """The oracle's parameters and what the implemented mechanism is: its exact epsilon,
+        the support probabilities p* and q* (exact rationals, shown as the nearest floats)
+        and its number of distinct reports."""
+        from .._html import kv_table, number, wrap
+
+        rows: list[tuple[str, Any]] = [(key, number(v)) for key, v in self.parameters.items()]
+        rows += [("family", self.family),
+                 ("epsilon as implemented", number(self.epsilon_exact)),
+                 ("p* (a report supports the true value)", number(float(self.p_star))),
+                 ("q* (it supports another value)", number(float(self.q_star))),
+                 ("distinct reports", number(self.n_outputs))]
+        return wrap(kv_table(rows, repr(self)))
+
     def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and self.parameters == other.parameters  # type: ignore[attr-defined]
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .._html import LABEL_CHARS, clip, numbers_text, series_table, short_repr, wrap
 from .._validation import check_real
 from ..errors import InvalidParameterError
 from ..estimation.estimators import (
@@ -43,7 +44,7 @@ from ..mechanism import Mechanism
 from .base import POST_PROCESSING, FrequencyOracle
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SurveyEstimate:
     """Frequency estimates of one survey.
 
@@ -78,6 +79,27 @@ class SurveyEstimate:
     post: str
     adjusted: np.ndarray
     estimator: str = "inverse"
+
+    def __repr__(self) -> str:
+        """One line: size, estimator, confidence and the first estimates (exact)."""
+        post = "" if self.post == "none" else f", post={self.post!r}"
+        return short_repr("SurveyEstimate", (
+            f"n={self.n}, {len(self.values)} values, {self.estimator}, "
+            f"{100 * self.confidence:g}% intervals{post}: "
+            f"estimate={numbers_text(self.estimate, 48)}, "
+            f"standard_error={numbers_text(self.standard_error, 48)}"))
+
+    def _repr_html_(self) -> str:
+        """The estimates, standard errors and intervals as a table (cut past 12 values)."""
+        columns: list[tuple[str, Any]] = [
+            ("value", [clip(str(v), LABEL_CHARS) for v in self.values]),
+            ("estimate", self.estimate), ("standard error", self.standard_error),
+            ("lower", self.lower), ("upper", self.upper)]
+        if self.post != "none":
+            columns.append((f"adjusted ({self.post})", self.adjusted))
+        caption = (f"SurveyEstimate: {self.n} reports, {self.estimator} estimator, "
+                   f"{100 * self.confidence:g}% normal intervals")
+        return wrap(series_table(columns, caption))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""

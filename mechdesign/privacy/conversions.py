@@ -17,6 +17,7 @@ import numpy as np
 from .._coerce import as_mechanism
 from .._exact import dexpm1, dlog1p
 from .._exact import outward as _outward
+from .._html import value_view
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidMechanismError, InvalidParameterError, MechdesignError
 from ..mechanism import Mechanism
@@ -46,6 +47,7 @@ def outward(formula: Any, *args: float, direction: str = "up") -> float:
         return math.inf if direction == "up" else 0.0
 
 
+@value_view
 @dataclass(frozen=True)
 class Guarantee:
     """An (epsilon, delta) guarantee of a given notion, with the result that gives it."""
@@ -103,6 +105,7 @@ def mix_with_uniform(m: Any, eta: float) -> Mechanism:
                      name=f"mix_with_uniform({mech.name or 'Q'}, {et:g})")
 
 
+@value_view
 @dataclass(frozen=True)
 class PureConversion:
     """Result of :func:`approx_to_pure`.
@@ -201,6 +204,7 @@ def delta_deletion_at(m: Any, epsilon: float, reference: Any) -> float:
 
 
 # --------------------------------------------------------------------------- Lemma 4.3
+@value_view
 @dataclass(frozen=True)
 class DeletionRepair:
     """Lemma 4.3 as a transform: ``mechanism`` is eps-deletion LDP (pure) w.r.t.
@@ -254,6 +258,7 @@ def to_pure_deletion(m: Any, epsilon: float, reference: Any) -> DeletionRepair:
 
 
 # --------------------------------------------------------------------------- Cor 3.1
+@value_view
 @dataclass(frozen=True)
 class KOVDecomposition:
     r"""Cor 3.1: ``[Q[x]; Q[x']] = RR(eps) @ G`` with ``RR(eps)`` binary randomized response.
@@ -390,6 +395,7 @@ def _binary_rr(eps: float) -> tuple[float, float]:
     return 1.0 / (1.0 + t), t / (1.0 + t)
 
 
+@value_view
 @dataclass(frozen=True)
 class LeakyKOVDecomposition:
     r"""Lemma 3.3: ``[Q[x]; Q[x']] = LRR(eps, delta) @ G`` with LRR leaky randomized response.
@@ -526,6 +532,7 @@ def leaky_kov_decomposition(m: Any, x: int = 0, x_prime: int = 1, *, epsilon: fl
 
 
 # --------------------------------------------------------------------------- Thm 4.3
+@value_view
 @dataclass(frozen=True)
 class PureLDPProtocol:
     """The bounds of Huang & Canonne Thm 4.3 ([BNS19, Thm 6.1]) for given eps, delta, n, T.

@@ -96,6 +96,7 @@ from .._exact import (  # noqa: F401 (EXP_CLAMP re-exported)
     event_sums,
     exp_bracket,
 )
+from .._html import value_view
 from .._validation import check_delta, check_epsilon, check_int
 from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
@@ -116,6 +117,7 @@ NOTIONS = VARIANTS
 _EVENT_NOTIONS = ("sldp_pl", "sldp_bel", "wldp")
 
 
+@value_view
 @dataclass(frozen=True)
 class ExactWitness:
     """Where the reported comparison is made.
@@ -133,6 +135,7 @@ class ExactWitness:
     event: frozenset | None = None
 
 
+@value_view
 @dataclass(frozen=True)
 class Verification:
     """The exact verdict of :func:`verify_exact`.
