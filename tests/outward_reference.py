@@ -452,10 +452,16 @@ def shuffle_to_ldp(eps: float, delta: float, n: int) -> tuple[Any, Any]:
 def sequential_epsilon(e1: float, e2: float) -> Any:
     """Sequential composition (Huang & Canonne Cor 4.1; composition_and_lemmas.md s.2):
     ``ln((e^{e1 + e2} + 1) / (e^e1 + e^e2))``; an infinite stage leaves the other epsilon."""
-    a, b = F(e1), F(e2)
+    return sequential_epsilon_exact(F(e1), F(e2))
+
+
+def sequential_epsilon_exact(a: Any, b: Any) -> Any:
+    """:func:`sequential_epsilon` of mpf arguments, by the identity
+    ``e^{a+b} + 1 - e^a - e^b = (e^a - 1)(e^b - 1)``: ``log1p(expm1(a) expm1(b) / (e^a +
+    e^b))`` (no cancellation: ``a + b`` at 50 digits would lose a ``b`` of 1e-47)."""
     if a == INF or b == INF:
         return min(a, b)
-    return MP.log((MP.exp(a + b) + 1) / (MP.exp(a) + MP.exp(b)))
+    return MP.log1p(MP.expm1(a) * MP.expm1(b) / (MP.exp(a) + MP.exp(b)))
 
 
 def matmul(A: Any, B: Any) -> list[list[Any]]:
@@ -512,6 +518,12 @@ def pure_protocol(eps: float, delta: float, n: int, T: int) -> tuple[Any, Any]:
 
 
 # =========================================================================== Renyi / zCDP
+RENYI_DPS = 420
+"""Digits of :func:`renyi_divergence`: its value is a difference of O(1) sums (second order
+in the log ratios, first order in alpha near 0), as small as 1e-356 for rows of doubles that
+differ (entries >= 5e-324), so 50 digits would leave 1e-50 of noise; 420 resolve it."""
+
+
 def renyi_divergence(P: Any, Q: Any, alpha: float) -> Any:
     """``D_alpha(P || Q) = ln(sum_y P^alpha Q^(1 - alpha)) / (alpha - 1)`` over the support of
     P, with the limits ``D_1 = KL``, ``D_inf = max ln(P/Q)``, ``D_0 = -ln Q(supp P)``
@@ -521,28 +533,36 @@ def renyi_divergence(P: Any, Q: Any, alpha: float) -> Any:
     contributes 0 below 1; disjoint supports give inf.
 
     With ``w = P / sum P``, ``r = Q / sum Q`` and ``L = ln(w / r)`` on the support of P,
-    ``sum w^a r^(1-a) = sum w e^{(a-1) L} = 1 + sum w expm1((a-1) L)`` (the w sum to 1), so
-    ``K = log1p(sum w expm1((a - 1) L))``; ``KL = sum w L``; ``D_0 = -log1p(-r_out)`` with
-    ``r_out = r(outside supp P)``. Written so that identical rows give exactly 0 (a plain
-    50-digit ``ln(sum)`` would leave 1e-50 / (alpha - 1) of noise)."""
-    a = F(alpha)
-    Pr, Qr = [F(v) for v in P], [F(v) for v in Q]
-    sP, sQ = MP.fsum(Pr), MP.fsum(Qr)
-    shift = MP.log(sQ / sP) if sQ != sP else ZERO
-    sup = [(p / sP, q / sQ, None if q == 0 else MP.log(p / q) + shift)
-           for p, q in zip(Pr, Qr, strict=True) if p > 0]
-    r_out = MP.fsum(q for p, q in zip(Pr, Qr, strict=True) if p == 0) / sQ
-    if a == 0:
-        return INF if r_out >= 1 else -MP.log1p(-r_out)
-    if a >= 1 and any(L is None for _, _, L in sup):
-        return INF
-    if a == INF:
-        return max(L for _, _, L in sup)
-    if a == 1:
-        return MP.fsum(w * L for w, _, L in sup)
-    s = a - 1
-    inner = MP.fsum(w * (-ONE if L is None else MP.expm1(s * L)) for w, _, L in sup)
-    return INF if inner <= -1 else MP.log1p(inner) / s
+    ``sum w^a r^(1-a) - 1 = sum w expm1((a-1) L)`` (the w sum to 1) ``= sum r expm1(a L) -
+    r_out`` (the r sum to 1 - r_out, ``r_out = r(outside supp P)``); the first form is used for
+    ``a >= 1/2``, the second below (each free of the cancellation the other has), and
+    ``K = log1p`` of it; ``KL = sum w L``; ``D_0 = -log1p(-r_out)``. At :data:`RENYI_DPS`
+    digits, rounded to 50; identical rows give exactly 0."""
+    with MP.workdps(RENYI_DPS):
+        a = F(alpha)
+        Pr, Qr = [F(v) for v in P], [F(v) for v in Q]
+        sP, sQ = MP.fsum(Pr), MP.fsum(Qr)
+        shift = MP.log(sQ / sP) if sQ != sP else ZERO
+        sup = [(p / sP, q / sQ, None if q == 0 else MP.log(p / q) + shift)
+               for p, q in zip(Pr, Qr, strict=True) if p > 0]
+        r_out = MP.fsum(q for p, q in zip(Pr, Qr, strict=True) if p == 0) / sQ
+        if a == 0:
+            out = INF if r_out >= 1 else -MP.log1p(-r_out)
+        elif a >= 1 and any(L is None for _, _, L in sup):
+            out = INF
+        elif a == INF:
+            out = max(L for _, _, L in sup)
+        elif a == 1:
+            out = MP.fsum(w * L for w, _, L in sup)
+        else:
+            if a >= MP.mpf(1) / 2:
+                inner = MP.fsum(w * (-ONE if L is None else MP.expm1((a - 1) * L))
+                                for w, _, L in sup)
+            else:  # q = 0 < p contributes 0 below alpha = 1
+                inner = MP.fsum(r * MP.expm1(a * L) for _, r, L in sup if L is not None) \
+                    - r_out
+            out = INF if inner <= -1 else MP.log1p(inner) / (a - 1)
+    return +out
 
 
 def renyi_epsilon(Q: Any, alpha: float, pairs: Iterable | None = None) -> Any:
@@ -618,7 +638,7 @@ def clone_delta(eps0: float, n: int, eps: float) -> Any:
     ``alpha = e^eps0 / (e^eps0 + 1)``; every count c is enumerated (small n)."""
     e0 = F(eps0)
     pc, qc = MP.exp(-e0), -MP.expm1(-e0)  # P(clone), 1 - P(clone) without cancellation
-    al = MP.exp(e0) / (MP.exp(e0) + 1)
+    E0, e = MP.exp(e0), exp_eps(eps)
     total = ZERO
     for c in range(n):
         w = math.comb(n - 1, c) * pc ** c * qc ** (n - 1 - c)
@@ -626,26 +646,20 @@ def clone_delta(eps0: float, n: int, eps: float) -> Any:
         def b(a: int, c: int = c) -> Any:
             return MP.mpf(math.comb(c, a)) / MP.mpf(2) ** c if 0 <= a <= c else ZERO
 
-        P = [al * b(a) + (1 - al) * b(a - 1) for a in range(c + 2)]
-        Qv = [al * b(a - 1) + (1 - al) * b(a) for a in range(c + 2)]
-        total += w * hockey_stick(P, Qv, eps)
+        # (E0 + 1)(P_c(a) - e^eps Q_c(a)) = (E0 - e) b(a) + (1 - e E0) b(a - 1): its sign is
+        # exact (at eps = eps0 the first coefficient is exactly 0)
+        h = ZERO
+        for a in range(c + 2):
+            if e == INF:
+                continue
+            t = (E0 - e) * b(a) + (1 - e * E0) * b(a - 1)
+            if t > 0:
+                h += t
+        total += w * h / (E0 + 1)
     return total
 
 
 # =========================================================================== trade-off curves
-def epsilon_of_breakpoints(alphas: Sequence[float], betas: Sequence[float]) -> Any:
-    """Smallest eps with ``f >= f_{eps, 0}`` for the piecewise-linear f through the stored
-    breakpoints (``epsilon_of_tradeoff`` docstring; f_{eps,0} is convex, so breakpoints
-    suffice): ``max_j max(ln((1 - beta_j)/alpha_j), ln((1 - alpha_j)/beta_j))``, terms with a
-    non-positive numerator skipped, a zero denominator giving inf."""
-    best = ZERO
-    for a, b in zip(alphas, betas, strict=True):
-        for num, den in ((1 - F(b), F(a)), (1 - F(a), F(b))):
-            if num > 0:
-                best = max(best, INF if den == 0 else MP.log(num / den))
-    return best
-
-
 def delta_of_breakpoints(alphas: Sequence[float], betas: Sequence[float], eps: float) -> Any:
     """Dong-Roth-Su 2022 Prop 2.12 (``delta_from_tradeoff`` docstring): ``delta(eps) =
     max(0, max_j (1 - beta_j - e^eps alpha_j))`` (a term with alpha_j = 0 is 1 - beta_j)."""
