@@ -158,3 +158,15 @@ def test_a_problem_file_prior_farther_off_is_refused(tmp_path, capsys):
     assert main(["solve", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "sums to 1.0002" in err and "four.toml" in err
+
+
+def test_a_design_says_its_prior_was_normalised():
+    # the objective keeps the note; the design's result carries it (never silently)
+    import warnings
+
+    import mechdesign as md
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = md.DesignProblem(privacy=md.LDP(epsilon=1.0), objective=md.ExpectedLoss(
+            md.losses.absolute(3), prior=[0.333334] * 3)).solve()
+    assert any("1.000002" in n and "divided by its sum" in n for n in res.notes)

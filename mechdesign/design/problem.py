@@ -154,6 +154,13 @@ def _user_constraints(name: str, fn: Callable, Q: cp.Expression) -> list:
     return items
 
 
+def with_objective_notes(res: DesignResult, problem: DesignProblem) -> DesignResult:
+    """``res`` with the objective's own notes appended (a prior divided by its sum is said,
+    never silent)."""
+    notes = problem.objective.notes
+    return dataclasses.replace(res, notes=(*res.notes, *notes)) if notes else res
+
+
 def recheck(name: str, made: list) -> float:
     r"""The largest violation of the constraints ``made`` (built on a constant Q).
 
@@ -621,7 +628,7 @@ class DesignProblem:
                 + ", ".join(repr(c) for c in conflict) + " (a minimal such set: dropping "
                 "any one of them makes the rest feasible)") if conflict else
                 "infeasible even without the user constraints"))
-        return res
+        return with_objective_notes(res, self)
 
     def infeasible_constraints(self) -> tuple[str, ...]:
         """A minimal set of user constraints that is infeasible with the privacy constraints

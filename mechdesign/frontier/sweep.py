@@ -32,7 +32,7 @@ import numpy as np
 
 from .._progress import Progress, ProgressArg
 from .._validation import check_epsilon
-from ..design.problem import DesignProblem
+from ..design.problem import DesignProblem, with_objective_notes
 from ..design.result import DesignResult
 from ..design.solvers import WarmHighs, warm_highs_applies
 from ..errors import InvalidParameterError, MechdesignError
@@ -141,7 +141,8 @@ class _Sweep:
         build_time = program.build_time if self.n_solved == 1 else 0.0
         formulation = twin.privacy_formulation() + " (parametric, compiled once" + (
             "; HiGHS simplex warm-started from the previous basis)" if self.warm else ")")
-        return program.conclude(runs, formulation, build_time, solve_time, spec=twin)
+        return with_objective_notes(
+            program.conclude(runs, formulation, build_time, solve_time, spec=twin), twin)
 
 
 def _tick(progress: Progress | None, done: int, total: int) -> None:
