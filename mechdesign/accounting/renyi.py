@@ -20,12 +20,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Literal
 
 import numpy as np
 
 from .._coerce import as_mechanism
-from .._exact import log_ratio
+from .._exact import LOG_RATIO_ULPS, log_ratio, outward
+from .._exact import up_nonzero as _up_nonzero
 from .._html import kv_table, number, numbers_text, short_repr, wrap
 from .._validation import (
     as_prior,
@@ -97,40 +99,104 @@ SERIES_TERMS = 24
 """Terms of the power series of :func:`_terms` used when ``|L|`` and ``|s L|`` are at most 1/8
 (the remainder is below ``8^-24 / 24!``, far under one ulp)."""
 
+_U = 2.0 ** -53
+"""The unit roundoff of round-to-nearest doubles. Error bounds below count ``u`` per basic
+operation and ``2u`` per ``exp``, ``expm1``, ``log`` and ``log1p`` (numpy's are within one
+ulp; :data:`mechdesign._exact.LOG_RATIO_ULPS`)."""
 
-def _terms(W: np.ndarray, r: np.ndarray, L: np.ndarray, s: float) -> np.ndarray:
-    r"""``w (expm1(s L)/s + expm1(-L))`` elementwise (``w (L + expm1(-L))`` at ``s = 0``),
-    for ``w > 0``, ``r = w e^{-L}`` (``r = 0``, ``L = inf`` allowed when ``s < 0``).
+_ETA = 2.0 ** -1074
+"""The smallest subnormal double: an operation whose result underflows (is below
+``2^-1022``) errs by at most half of it in absolute terms, not by ``u`` relative."""
+
+_UNDERFLOW = 64 * _ETA
+"""Absolute allowance per term of :func:`_terms` for underflow in its operations (fewer
+than 64 of them, each within ``2^-1075``); added only where a term is not exactly 0."""
+
+BOUND_SAFETY = 1.01
+"""Factor applied to every evaluation error bound (the bound is itself computed in floating
+point; the factor covers its own few roundings with room to spare)."""
+
+
+def _terms(W: np.ndarray, r: np.ndarray, L: np.ndarray, s: float, eL: np.ndarray,
+           relW: np.ndarray, relR: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(terms, err)``: ``w (expm1(s L)/s + expm1(-L))`` elementwise (``w (L + expm1(-L))`` at
+    ``s = 0``), for ``w > 0``, ``r = w e^{-L}`` (``r = 0``, ``L = inf`` allowed when ``s < 0``),
+    and a bound on each term's error against the exact term of the exact inputs.
 
     Over the support of P, ``sum w expm1(-L) = sum (r - w) = -r_out``, so
     ``sum w expm1(s L) = s (sum terms + r_out)``: the first-order parts, which cancel across
     outputs when the rows are close, are removed exactly, and each term is of second order,
-    ``w (s + 1) L^2 / 2``. For ``|L|`` and ``|s L|`` at most 1/8 the term is the power series
+    ``w (s + 1) L^2 / 2``, and non-negative for ``s > -1`` (``f(L) = expm1(sL)/s +
+    expm1(-L)`` has ``f(0) = f'(0) = 0`` and ``f'(L) = e^{sL} - e^{-L}`` of the sign of L).
+    For ``|L|`` and ``|s L|`` at most 1/8 the term is the power series
     ``w sum_{n >= 2} (s^{n-1} + (-1)^n) L^n / n!``, summed as ``w (L A(s L) + B(L))`` with
-    ``A(y) = sum y^{n-1}/n!`` and ``B(L) = sum (-L)^n/n!`` (no cancellation); otherwise it is
-    ``w expm1(s L)/s + w expm1(-L)`` for ``|L| <= 1`` and ``w expm1(s L)/s + (r - w)``, with
-    ``r - w`` from the entries, beyond (where ``w e^{-L}`` would carry the error of a large
-    ``L``).
+    ``A(y) = sum y^{n-1}/n!`` and ``B(L) = sum (-L)^n/n!`` (no cancellation for ``s > 0``);
+    otherwise it is ``w expm1(s L)/s + w expm1(-L)`` for ``|L| <= 1`` and
+    ``w expm1(s L)/s + (r - w)``, with ``r - w`` from the entries, beyond (where ``w e^{-L}``
+    would carry the error of a large ``L``).
+
+    The error bound ``err`` (absolute, per term) adds, with ``u = 2^-53``:
+
+    * the evaluation: ``16u`` of the sum of the absolute values of the two series parts
+      (Horner on ``|y| <= 1/8``: about ``4u``, then four products and a sum), or ``6u`` of
+      ``|first| + |second|`` for the direct forms, plus ``2u w e^{sL} |L|`` for the rounding
+      of ``s L`` carried through ``expm1``;
+    * the inputs' errors: ``w`` and ``r`` within ``relW`` and ``relR`` relative (``3u`` plus
+      the underflow of a subnormal; :func:`_divergences`), carried in proportion to the
+      parts they multiply, and the
+      loss within ``eL``: by the mean value theorem the term moves by at most
+      ``w |h(L')| eL`` with ``h(L) = e^{sL} - e^{-L}`` for some ``L'`` within ``eL`` of L,
+      and ``|h(L')| <= |h(L)| + (|s| e^{sL + |s| eL} + e^{-L + eL}) eL`` (``|h(L)|`` from
+      ``expm1``, raised by ``4u`` of its parts): second order in L, so near-equal rows keep
+      a relative bound. Beyond ``|L| = 1``, where r is read from the entries, only the
+      first part depends on L: ``w e^{sL} e^{|s| eL} eL``. An infinite loss (``r = 0``) is
+      exact;
+    * :data:`_UNDERFLOW` where the term is not exactly 0 (``L != 0``): products such as
+      ``w L^2`` of 1e-330 underflow to 0.
     """
     with np.errstate(invalid="ignore", over="ignore"):
-        first = W * (np.expm1(s * L) / s if s != 0 else L)
-        direct = np.where(np.abs(L) <= 1.0, first + W * np.expm1(-L), first + (r - W))
-        small = (np.abs(L) <= 0.125) & (np.abs(s * L) <= 0.125)
-    if not small.any():
-        return direct
-    x = np.where(small, L, 0.0)
-    y, z = s * x, -x
-    a = np.full_like(x, 1.0 / math.factorial(SERIES_TERMS))
-    b = a.copy()
-    for n in range(SERIES_TERMS - 1, 1, -1):  # Horner, down to the 1/2! term
-        a = 1.0 / math.factorial(n) + y * a
-        b = 1.0 / math.factorial(n) + z * b
-    return np.where(small, W * (x * (y * a) + z * z * b), direct)  # w (L A(sL) + B(L))
+        sL = s * L
+        growth = np.expm1(sL)
+        first = W * (growth / s if s != 0 else L)
+        em = W * np.expm1(-L)
+        inside = np.abs(L) <= 1.0
+        direct = np.where(inside, first + em, first + (r - W))
+        small = (np.abs(L) <= 0.125) & (np.abs(sL) <= 0.125)
+        fin = np.isfinite(L)
+        aL = np.where(fin, np.abs(L), 0.0)
+        wes = np.where(fin, W * np.exp(np.where(fin, sL, 0.0)), 0.0)  # w e^{sL}
+        arith = np.where(inside, 6 * _U * (np.abs(first) + np.abs(em)),
+                         6 * _U * (np.abs(first) + r + W)) + 2 * _U * wes * aL
+        arith = arith + np.where(inside, relW * (np.abs(first) + np.abs(em)),
+                                 relW * (np.abs(first) + W) + relR * r)
+        arith = arith + np.where(L != 0, _UNDERFLOW, 0.0)
+        Li = np.where(inside, L, 0.0)
+        gi, mi = np.expm1(s * Li), np.expm1(-Li)
+        h = np.abs(gi - mi) + 4 * _U * (np.abs(gi) + np.abs(mi))  # |e^{sL} - e^{-L}|, up
+        curv = abs(s) * np.exp(s * Li + abs(s) * eL) + np.exp(eL - Li)  # |h'| near L
+        slope = np.where(inside, W * (h + curv * eL), wes * np.exp(abs(s) * eL))
+        moved = np.where(fin, slope * eL, 0.0)
+        err = arith + moved
+        if not small.any():
+            return direct, err
+        x = np.where(small, L, 0.0)
+        y, z = s * x, -x
+        a = np.full_like(x, 1.0 / math.factorial(SERIES_TERMS))
+        b = a.copy()
+        for n in range(SERIES_TERMS - 1, 1, -1):  # Horner, down to the 1/2! term
+            a = 1.0 / math.factorial(n) + y * a
+            b = 1.0 / math.factorial(n) + z * b
+        p1, p2 = x * (y * a), z * z * b
+        series = W * (p1 + p2)  # w (L A(sL) + B(L))
+        s_err = ((16 * _U + relW) * W * (np.abs(p1) + np.abs(p2)) + moved
+                 + np.where(L != 0, _UNDERFLOW, 0.0))
+        return np.where(small, series, direct), np.where(small, s_err, err)
 
 
 def _divergences(P: np.ndarray, R: np.ndarray, alphas: np.ndarray, exP: np.ndarray,
                  exR: np.ndarray) -> np.ndarray:
-    r"""``D_alpha(P[i] || R[i])`` for every row i and order: shape ``(rows, len(alphas))``.
+    r"""Upper bounds on ``D_alpha(P[i] || R[i])`` for every row i and order: shape
+    ``(rows, len(alphas))``.
 
     The rows are taken as distributions, normalised exactly: with ``exP``, ``exR`` their
     sums minus 1 (:func:`_excess`), weights ``w = P / sum P`` and ``r = R / sum R``,
@@ -142,60 +208,190 @@ def _divergences(P: np.ndarray, R: np.ndarray, alphas: np.ndarray, exP: np.ndarr
     ``D = K / s``. ``alpha = 1`` is the KL divergence ``sum terms + r_out`` (at ``s = 0``),
     ``alpha = 0`` is ``-ln(1 - r_out)``, ``alpha = inf`` is ``max L``. A term with
     ``P(y) > 0 = R(y)`` makes every ``alpha >= 1`` infinite and contributes 0 below 1.
+    Orders in ``(0, 1/2)`` use the skew symmetry ``D_a(P || R) = a/(1 - a) D_{1-a}(R || P)``
+    (van Erven and Harremoës 2014, Prop. 2) at ``s = -a``, so a tiny order keeps its
+    relative accuracy.
+
+    Outward rounding: every value is the floating-point evaluation plus a rigorous bound on
+    its error (:func:`_terms`, :func:`_divergence_at`), rounded up one double. The inputs'
+    errors, with ``u = 2^-53``: ``w`` and ``r`` within ``3u`` relative (the rounded sum
+    ``1 + ex`` and the division; ``ex`` is correctly rounded) plus ``2^-1074`` absolute (a
+    subnormal quotient); the shift
+    ``c = ln(sum R / sum P)`` within ``8u |c| + 2u (|exP| + |exR|)``; each loss, formed by
+    :func:`mechdesign._exact.log_ratio` (its evaluation, within
+    :data:`~mechdesign._exact.LOG_RATIO_ULPS` ulps of the exact ratio's logarithm, is
+    recovered by stepping back the doubles it was raised by) plus c, within
+    ``eL = 4 ulp(ln(P/R)) + err(c) + u |L|``; ``ln w`` within
+    ``2u |ln P| + 3u |exP| + u |ln w|``. Exact zeros stay zero (identical rows: every loss
+    is exactly 0, the sums' errors are the same, and the bound is 0).
     """
     supp = P > 0
     hit = supp & (R > 0)
     lost = (supp & ~hit).any(axis=1)  # P > 0 = R somewhere: infinite for alpha >= 1
     sumP, sumR = 1.0 + exP, 1.0 + exR
     c = np.log1p((exR - exP) / sumP)[:, None]
+    c_err = (8 * _U * np.abs(c) + 2 * _U * (np.abs(exP) + np.abs(exR))[:, None]
+             + np.where(c != 0, 4 * _ETA, 0.0))
+    same = (P == R).all(axis=1)[:, None]  # identical rows: c and every loss exactly 0
+    c_err = np.where(same, 0.0, c_err)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        L = np.where(hit, log_ratio(np.where(hit, P, 1.0), np.where(hit, R, 1.0)) + c,
-                     np.where(supp, np.inf, 0.0))
-        logw = np.where(supp, np.log(np.where(supp, P, 1.0)), -np.inf) - np.log1p(exP)[:, None]
+        # log_ratio's evaluation v, within LOG_RATIO_ULPS ulps of the exact logarithm, was
+        # raised by that many doubles: step back to v, the centre of the bracket
+        lr = log_ratio(np.where(hit, P, 1.0), np.where(hit, R, 1.0))
+        move = np.isfinite(lr) & (lr != 0)
+        for _ in range(LOG_RATIO_ULPS):
+            lr = np.where(move, np.nextafter(lr, -np.inf), lr)
+        L = np.where(hit, lr + c, np.where(supp, np.inf, 0.0))
+        e_lr = LOG_RATIO_ULPS * np.spacing(np.abs(lr))
+        eL = np.where(hit, np.where(move, e_lr, 0.0) + c_err
+                      + _U * np.abs(np.where(hit, L, 0.0)), 0.0)
+        logP = np.where(supp, np.log(np.where(supp, P, 1.0)), -np.inf)
+        logw = logP - np.log1p(exP)[:, None]
+        e_logw = np.where(supp, 2 * _U * np.abs(logP) + 3 * _U * np.abs(exP)[:, None]
+                          + _U * np.abs(logw), 0.0)
     W, Rn = P / sumP[:, None], R / sumR[:, None]
+    with np.errstate(divide="ignore"):
+        relW = 3 * _U + np.where(W > 0, _ETA / np.where(W > 0, W, 1.0), 0.0)
+        relR = 3 * _U + np.where(Rn > 0, _ETA / np.where(Rn > 0, Rn, 1.0), 0.0)
+    n = P.shape[1]
     r_out = np.sum(np.where(supp, 0.0, R), axis=1) / sumR
+    r_out_err = (n + 3) * _U * r_out + np.where(r_out > 0, 2 * _ETA, 0.0)
     out = np.empty((P.shape[0], alphas.size))
+    mirror = None
     for j, a in enumerate(alphas.ravel()):
         if a == 1.0:
-            G = np.sum(np.where(hit, _terms(W, Rn, np.where(hit, L, 0.0), 0.0), 0.0), axis=1)
-            d = np.where(lost, np.inf, G + r_out)
+            T, E = _terms(W, Rn, np.where(hit, L, 0.0), 0.0, eL, relW, relR)
+            T, E = np.where(hit, T, 0.0), np.where(hit, E, 0.0)
+            d = np.sum(T, axis=1) + r_out
+            err = (np.sum(E, axis=1) + n * _U * np.sum(np.abs(T), axis=1) + r_out_err
+                   + _U * np.abs(d))
+            d = np.where(lost, np.inf, d)
         elif math.isinf(a):
-            d = np.where(lost, np.inf, np.max(np.where(hit, L, -np.inf), axis=1))
+            with np.errstate(invalid="ignore"):
+                d = np.where(lost, np.inf, np.max(np.where(hit, L + eL, -np.inf), axis=1))
+            err = np.zeros(d.shape)
         elif a == 0.0:
-            with np.errstate(divide="ignore"):
-                d = np.where(r_out < 0.5, -np.log1p(-np.minimum(r_out, 0.5)),
-                             -np.log(np.sum(np.where(supp, R, 0.0), axis=1) / sumR))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                kept = np.sum(np.where(supp, R, 0.0), axis=1) / sumR
+                far = r_out >= 0.5
+                d = np.where(~far, -np.log1p(-np.minimum(r_out, 0.5)), -np.log(kept))
+                rel = (n + 3) * _U
+                err = np.where(~far, 2 * r_out_err, rel / (1 - rel)) + 2 * _U * np.abs(d)
+                err = np.where(np.isfinite(d), err, 0.0)
+        elif a < 0.5:
+            # skew symmetry: D_a(P || R) = a / (1 - a) D_{1-a}(R || P), evaluated at
+            # s = -a exactly (a - 1 rounds to -1 below a = 2^-53, and w e^{sL} carries the
+            # error of a large L where the sum cancels to O(a))
+            if mirror is None:
+                mirror = _mirror(P, R, exP, exR, L, eL, supp, hit, Rn, W, relR, relW)
+            # a/(1 - a) within 2u; (a/(1 - a)) / (-a) = -1/(1 - a) within 2u
+            d, err = _divergence_at(*mirror, -a, a / (1.0 - a), -1.0 / (1.0 - a))
+            err = err + 4 * _U * np.abs(d) + np.where(d != 0, 2 * _ETA, 0.0)
         else:
-            d = _divergence_at(W, Rn, L, logw, supp, hit, r_out, a - 1.0)
+            d, err = _divergence_at(W, Rn, L, eL, relW, relR, logw, e_logw, supp, hit,
+                                    r_out, r_out_err, a - 1.0)
             if a > 1.0:
                 d = np.where(lost, np.inf, d)
-        out[:, j] = np.maximum(d, 0.0)  # a divergence is >= 0; rounding can leave -1e-17
+                err = np.where(lost, 0.0, err)
+        with np.errstate(invalid="ignore", over="ignore"):
+            upper = _up_nonzero(d + BOUND_SAFETY * err)
+        out[:, j] = np.maximum(upper, 0.0)  # a divergence is >= 0
     return out
 
 
-def _divergence_at(W: np.ndarray, Rn: np.ndarray, L: np.ndarray, logw: np.ndarray,
-                   supp: np.ndarray, hit: np.ndarray, r_out: np.ndarray, s: float
-                   ) -> np.ndarray:
-    """``D_{1+s}`` row by row (``s != 0`` finite; rows with ``P > 0 = R`` and ``s > 0`` are
-    overwritten by the caller)."""
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        T = np.where(hit, logw + s * np.where(hit, L, 0.0),
-                     -np.inf if s < 0 else np.where(supp, np.inf, -np.inf))
+def _mirror(P: np.ndarray, R: np.ndarray, exP: np.ndarray, exR: np.ndarray, L: np.ndarray,
+            eL: np.ndarray, supp: np.ndarray, hit: np.ndarray, Rn: np.ndarray, W: np.ndarray,
+            relR: np.ndarray, relW: np.ndarray) -> tuple:
+    """The arguments of :func:`_divergence_at` (before ``s``) for the swapped pair
+    ``(R, P)``: losses negated (same error bounds), ``ln r`` and its error, the support of
+    R, and the P-mass outside it."""
+    suppR = R > 0
+    n = P.shape[1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logR = np.where(suppR, np.log(np.where(suppR, R, 1.0)), -np.inf)
+        logr = logR - np.log1p(exR)[:, None]
+        e_logr = np.where(suppR, 2 * _U * np.abs(logR) + 3 * _U * np.abs(exR)[:, None]
+                          + _U * np.abs(logr), 0.0)
+    Lm = np.where(hit, -L, np.where(suppR, np.inf, 0.0))
+    w_out = np.sum(np.where(suppR, 0.0, P), axis=1) / (1.0 + exP)
+    w_out_err = (n + 3) * _U * w_out + np.where(w_out > 0, 2 * _ETA, 0.0)
+    return (Rn, W, Lm, eL, relR, relW, logr, e_logr, suppR, hit, w_out, w_out_err)
+
+
+def _divergence_at(W: np.ndarray, Rn: np.ndarray, L: np.ndarray, eL: np.ndarray,
+                   relW: np.ndarray, relR: np.ndarray, logw: np.ndarray,
+                   e_logw: np.ndarray, supp: np.ndarray, hit: np.ndarray,
+                   r_out: np.ndarray, r_out_err: np.ndarray, s: float,
+                   scale: float = 1.0, per_s: float | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(scale D_{1+s}, err)`` row by row (``s != 0`` finite; rows with ``P > 0 = R`` and
+    ``s > 0`` are overwritten by the caller), with a bound on the evaluation's error.
+    ``per_s`` is ``scale / s`` (default ``1 / s``), given by the caller when ``s`` is tiny
+    and ``scale`` cancels it (the skew-symmetric form of :func:`_divergences`).
+
+    Log-sum-exp ``K = top + ln sum_y e^{T_y - top}``, ``T_y = ln w_y + s L_y``. If each
+    ``T_y`` is within ``d_y = err(ln w) + |s| eL + u |s L| + u |T| + u |T - top|`` of its
+    exact value (the last part: the rounding of ``T - top``, a relative error of its
+    ``exp``), K is within ``sum_y p_y expm1(d_y)`` (``p`` the softmax weights, so a term of
+    negligible weight does not count), plus the evaluation: the n ``exp`` and the sum
+    (``(n + 2) u`` relative, so absolute in the log), the ``log`` (``2u`` of its size),
+    the final sum (``u |K|``). Near path ``K = log1p(s G)`` with ``G = sum terms + r_out``:
+    G within ``sum err_y + n u sum |terms| + err(r_out) + u |G|`` (:func:`_terms`), so K
+    within ``(|s| err(G) + u |sG|) / (1 + sG - that) + 2u |K|`` (the derivative of log1p
+    is ``1 / (1 + x)``). Then ``D = K (scale / s)`` within ``err(K) |scale / s| + 2u |D|``;
+    when ``|s G| < 1e-10``, ``D = scale G (1 - sG/2)`` instead (the series of
+    ``log1p(x)/x``, truncated below ``x^2/3``), within ``scale err(G) (1 + |sG|) +
+    (4u + x^2/3) |D|`` and two subnormal roundings: ``s G`` may underflow where G does
+    not.
+    """
+    n = W.shape[1]
+    if per_s is None:
+        per_s = scale / s
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore", under="ignore"):
+        sL = s * np.where(hit, L, 0.0)
+        T = np.where(hit, logw + sL, -np.inf if s < 0 else np.where(supp, np.inf, -np.inf))
         T = np.where(supp, T, -np.inf)
         top = np.max(np.where(np.isposinf(T), -np.inf, T), axis=1)
         safe = np.where(np.isfinite(top), top, 0.0)
-        lse = np.where(np.isfinite(top),
-                       safe + np.log(np.sum(np.exp(T - safe[:, None]), axis=1)), -np.inf)
+        S = np.sum(np.exp(T - safe[:, None]), axis=1)
+        lse = np.where(np.isfinite(top), safe + np.log(S), -np.inf)
+        live = np.isfinite(T)
+        e_T = np.where(live, e_logw + abs(s) * eL + _U * np.abs(sL) + _U * np.abs(T)
+                       + _U * np.abs(T - safe[:, None]), 0.0)
+        k_eval = ((n + 2) * _U * 1.01 + n * _ETA + 2 * _U * np.abs(np.log(S))
+                  + _U * np.abs(lse))
+        gap = np.where(live, np.abs(T - lse[:, None]), 0.0)
+        p = np.where(live, np.exp(T - lse[:, None]), 0.0)
+        p_up = p * (1.0 + 4 * _U * (gap + 2)) * np.exp(k_eval)[:, None] + _ETA
+        k_err = np.sum(np.where(live, p_up * np.expm1(e_T), 0.0), axis=1) + k_eval
+        k_err = np.where(np.isfinite(lse), k_err, 0.0)
         near = np.abs(lse) <= SWITCH
-        if not near.any():
-            return lse / s
-        rows = np.flatnonzero(near)
-        sub = supp[rows]
-        G = np.sum(np.where(sub, _terms(W[rows], Rn[rows], np.where(sub, L[rows], 0.0), s),
-                            0.0), axis=1) + r_out[rows]
-        K = lse.copy()
-        K[rows] = np.log1p(s * G)
-    return K / s
+        D = lse * per_s
+        err = k_err * abs(per_s) + 2 * _U * np.abs(D)
+        if near.any():
+            rows = np.flatnonzero(near)
+            sub = supp[rows]
+            Tm, Em = _terms(W[rows], Rn[rows], np.where(sub, L[rows], 0.0), s,
+                            np.where(sub, eL[rows], 0.0), relW[rows], relR[rows])
+            Tm, Em = np.where(sub, Tm, 0.0), np.where(sub, Em, 0.0)
+            G = np.sum(Tm, axis=1) + r_out[rows]
+            g_err = (np.sum(Em, axis=1) + n * _U * np.sum(np.abs(Tm), axis=1)
+                     + r_out_err[rows] + _U * np.abs(G))
+            x = s * G
+            dx = abs(s) * g_err + _U * np.abs(x)
+            room = 1.0 + x - dx
+            # D = log1p(x) scale / s, or scale G (1 - x/2) for |x| < 1e-10 (truncation
+            # below x^2/3 relative), which keeps G when s G underflows
+            tiny = np.abs(x) < 1e-10
+            K = np.log1p(x)
+            D_near = np.where(tiny, scale * (G * (1.0 - x / 2)), K * per_s)
+            e_log = ((np.where(room > 0, dx / room, np.inf) + 2 * _U * np.abs(K)) * abs(per_s)
+                     + 2 * _U * np.abs(D_near))
+            e_tiny = (scale * g_err * (1.0 + np.abs(x)) + (4 * _U + x * x / 3) * np.abs(D_near)
+                      + np.where((g_err > 0) | (G != 0), 2 * _ETA, 0.0))
+            D[rows] = D_near
+            err[rows] = np.where(tiny, e_tiny, e_log)
+    return D, np.where(np.isfinite(D), err, 0.0)
 
 
 def renyi_divergence(P: Any, Q: Any, alpha: Any) -> float | np.ndarray:
@@ -401,12 +597,15 @@ class ZCDP:
     ----------
     rho : float
         The reported value: the upper end of the bracket, so the mechanism is rho-zCDP
-        (``eps(alpha) <= rho alpha`` for all ``alpha > 1``), up to the floating-point
-        rounding of the divergences (relative ~1e-15).
+        (``eps(alpha) <= rho alpha`` for all ``alpha > 1``). Rounded outward: built from
+        upper bounds on the divergences, its chords evaluated at 60 digits and rounded up,
+        so it is never below the exact supremum.
     lower : float
-        A value of ``eps(alpha)/alpha`` actually attained (or its limit ``eps(1)``, the
-        largest KL divergence, as ``alpha -> 1+``): ``lower <= sup <= rho`` and
-        ``rho <= lower (1 + rtol)`` when ``converged``.
+        A value of ``eps(alpha)/alpha`` at an evaluated order (or its limit ``eps(1)``, the
+        largest KL divergence, as ``alpha -> 1+``), from the outward-rounded divergences
+        (so within a few ulps above the exact value there): ``lower <= sup <= rho`` up to
+        those ulps, and ``rho <= lower (1 + rtol)`` when ``converged`` (up to the final
+        rounding of rho).
     alpha : float
         The order where ``lower`` is attained; ``1.0`` means the limit ``alpha -> 1+``
         (then ``lower`` is the KL divergence of the worst pair).
@@ -451,6 +650,37 @@ def _chord_max(sa: float, ka: float, sb: float, kb: float) -> float:
             r = math.sqrt(disc)
             cands += [(-A + r) / B, (-A - r) / B]
     return max((A + B * s) / (s * (s + 1.0)) for s in cands if sa <= s <= sb)
+
+
+def _certified_rho(s: np.ndarray, eps: np.ndarray, top: float, lower: float) -> float:
+    r"""The bound of :func:`zcdp_rho` over all intervals at 60 digits, rounded up.
+
+    ``s`` are the exact ``alpha - 1`` of the evaluated orders (increasing), ``eps`` upper
+    bounds on ``eps(1 + s)`` and ``top`` on ``eps(inf)``; the largest of ``eps[0]`` (on
+    ``(1, alpha_0]``), each chord maximum (:func:`_chord_max`, critical points at 60
+    digits: an error there changes the value only to second order), ``top / alpha_N`` and
+    ``lower``, by :func:`mechdesign._exact.outward`. Upper bounds at the nodes give a chord
+    above the chord of the exact values, hence above K."""
+    n = s.size
+
+    def formula(*v: Decimal) -> Decimal:
+        ss, ee, tt, lo = v[:n], v[n:2 * n], v[2 * n], v[2 * n + 1]
+        best = max(ee[0], tt / (1 + ss[-1]), lo)
+        for j in range(n - 1):
+            sa, sb = ss[j], ss[j + 1]
+            ka, kb = sa * ee[j], sb * ee[j + 1]
+            B = (kb - ka) / (sb - sa)
+            A = ka - B * sa
+            cands = [sa, sb]
+            if B != 0:
+                disc = A * A - A * B
+                if disc >= 0:
+                    r = disc.sqrt()
+                    cands += [(-A + r) / B, (-A - r) / B]
+            best = max([best] + [(A + B * c) / (c * (c + 1)) for c in cands if sa <= c <= sb])
+        return best
+
+    return outward(formula, *s.tolist(), *eps.tolist(), top, lower)
 
 
 def zcdp_rho(mechanism: Any, *, pairs: Iterable | None = None, rtol: float = 1e-9,
@@ -513,7 +743,7 @@ def zcdp_rho(mechanism: Any, *, pairs: Iterable | None = None, rtol: float = 1e-
         return ZCDP(math.inf, math.inf, math.inf, pair_of(int(ends_arg[1])), True)
     if top == 0.0:
         return ZCDP(0.0, 0.0, 1.0, pair_of(int(ends_arg[0])), True)
-    s = np.geomspace(1e-8, 1e4, 49)
+    s = (1.0 + np.geomspace(1e-8, 1e4, 49)) - 1.0  # the orders' exact alpha - 1
     eps, arg = _curve(m, idx, 1.0 + s)
     for _ in range(max_rounds):
         g = eps / (1.0 + s)
@@ -528,12 +758,13 @@ def zcdp_rho(mechanism: Any, *, pairs: Iterable | None = None, rtol: float = 1e-
         upper = max(max(bounds), lower)
         cut = lower * (1.0 + rtol)
         if upper <= cut:
-            return ZCDP(upper, lower, best_alpha, best_pair, True)
+            return ZCDP(_certified_rho(s, eps, top, lower), lower, best_alpha, best_pair, True)
         new = [s[0] / 16.0] if bounds[0] > cut else []
         new += [math.sqrt(s[j] * s[j + 1]) for j in range(s.size - 1) if bounds[j + 1] > cut]
         if bounds[-1] > cut:
             new.append(s[-1] * 16.0)
-        new_s = np.array([v for v in new if v not in s])
+        new_s = np.unique((1.0 + np.array(new)) - 1.0)  # exact alpha - 1 of the new orders
+        new_s = new_s[~np.isin(new_s, s)]
         if new_s.size == 0:  # the intervals cannot be split further in floating point
             break
         e_new, a_new = _curve(m, idx, 1.0 + new_s)
@@ -541,7 +772,7 @@ def zcdp_rho(mechanism: Any, *, pairs: Iterable | None = None, rtol: float = 1e-
         s = np.concatenate([s, new_s])[order]
         eps = np.concatenate([eps, e_new])[order]
         arg = np.concatenate([arg, a_new])[order]
-    return ZCDP(upper, lower, best_alpha, best_pair, False)
+    return ZCDP(_certified_rho(s, eps, top, lower), lower, best_alpha, best_pair, False)
 
 
 # ============================================================================ conversion
@@ -603,6 +834,24 @@ def _convert(r: np.ndarray, a: np.ndarray, delta: float, conversion: Conversion
     return out
 
 
+def _conversion_up(r: float, a: float, delta: float, conversion: Conversion) -> float:
+    """One order's conversion (:func:`_convert`) evaluated at 60 digits and rounded up to
+    the next double (:func:`mechdesign._exact.outward`), clipped at 0."""
+    if math.isinf(r):
+        return math.inf
+    if math.isinf(a):
+        return max(r, 0.0)
+    if delta == 0.0 or not a > 1.0:
+        return math.inf
+    if conversion == "mironov":
+        def formula(rr: Decimal, aa: Decimal, dd: Decimal) -> Decimal:
+            return rr - dd.ln() / (aa - 1)
+    else:
+        def formula(rr: Decimal, aa: Decimal, dd: Decimal) -> Decimal:
+            return rr + ((aa - 1) / aa).ln() - (dd.ln() + aa.ln()) / (aa - 1)
+    return max(outward(formula, r, a, delta), 0.0)
+
+
 def rdp_to_dp(epsilons: Any, alphas: Any, delta: float, *,
               conversion: Conversion = "canonne", k: int = 1) -> RDPConversion:
     r"""An (epsilon, delta)-DP BOUND from an RDP curve, minimised over the orders given.
@@ -617,8 +866,12 @@ def rdp_to_dp(epsilons: Any, alphas: Any, delta: float, *,
     or, with the classic conversion (``conversion="mironov"``, Mironov 2017, Proposition 3),
     ``eps = eps(alpha) + ln(1/delta)/(alpha - 1)``, which is never smaller. The order
     ``alpha = inf`` gives ``(eps(inf), 0)``-DP. The smallest value over the given orders is
-    returned (clipped at 0). It is an upper bound on the mechanism's smallest epsilon at
-    this delta, usually not tight: the exact value of a composition of finite mechanisms is
+    returned (clipped at 0). Rounded outward: the order is chosen in floating point, and
+    its conversion is then evaluated at 60 digits from the given (exact) ``eps(alpha)``,
+    alpha and delta and rounded up to the next double (:func:`mechdesign._exact.outward`),
+    so it is never below the exact conversion at that order. It is an upper bound on the
+    mechanism's smallest epsilon at this delta, usually not tight: the exact value of a
+    composition of finite mechanisms is
     :func:`~mechdesign.accounting.composition.epsilon_composed`. Orders ``<= 1`` are skipped.
 
     To combine mechanisms (a mechdesign randomizer and Gaussian mechanisms, say), add their
@@ -661,7 +914,8 @@ def rdp_to_dp(epsilons: Any, alphas: Any, delta: float, *,
     eps = _convert(r, a, d, conversion)
     eps = np.where(usable, eps, np.inf)
     i = int(np.argmin(eps))
-    return RDPConversion(max(float(eps[i]), 0.0), d, float(a[i]), float(r[i]), k, conversion)
+    return RDPConversion(_conversion_up(float(r[i]), float(a[i]), d, conversion), d,
+                         float(a[i]), float(r[i]), k, conversion)
 
 
 def epsilon_rdp(mechanism: Any, delta: float, k: int = 1, *, alphas: Any = None,
@@ -674,6 +928,10 @@ def epsilon_rdp(mechanism: Any, delta: float, k: int = 1, *, alphas: Any = None,
     ``alphas=None`` the orders :data:`DEFAULT_ORDERS` and ``inf`` are tried, and the best
     one is refined by a bounded scalar minimisation over ``ln(alpha - 1)`` between its
     neighbours: every order gives a valid bound, so refining only tightens it.
+
+    Rounded outward: the curve is an upper bound (:func:`renyi_epsilon`), ``k eps(alpha)``
+    is rounded up, and the conversion at the chosen order is evaluated at 60 digits and
+    rounded up (:func:`rdp_to_dp`); ``rdp`` is that upper bound on ``k eps(alpha)``.
 
     This is what an RDP accountant reports for the mechanism; it is never below the exact
     epsilon of the composition (:func:`~mechdesign.accounting.composition.epsilon_composed`)
@@ -704,7 +962,7 @@ def epsilon_rdp(mechanism: Any, delta: float, k: int = 1, *, alphas: Any = None,
     given = alphas is not None
     a = _orders(alphas, "alphas").ravel() if given else np.append(DEFAULT_ORDERS, math.inf)
     eps, _ = _curve(m, idx, a)
-    best = rdp_to_dp(k * eps, a, d, conversion=conversion, k=k)
+    best = rdp_to_dp(_up_nonzero(k * eps), a, d, conversion=conversion, k=k)
     if given or d in (0.0, 1.0) or math.isinf(best.alpha) or math.isinf(best.epsilon):
         return best
     from scipy.optimize import minimize_scalar  # scipy's optimisers load when used
@@ -720,6 +978,8 @@ def epsilon_rdp(mechanism: Any, delta: float, k: int = 1, *, alphas: Any = None,
     res = minimize_scalar(at, bounds=(lo, hi), method="bounded", options={"xatol": 1e-6})
     if res.fun < best.epsilon:
         alpha = 1.0 + math.exp(float(res.x))
-        r = k * float(_curve(m, idx, np.array([alpha]))[0][0])
-        return RDPConversion(max(float(res.fun), 0.0), d, alpha, r, k, conversion)
+        r = float(_up_nonzero(k * _curve(m, idx, np.array([alpha]))[0][0]))
+        refined = _conversion_up(r, alpha, d, conversion)
+        if refined < best.epsilon:
+            return RDPConversion(refined, d, alpha, r, k, conversion)
     return best
