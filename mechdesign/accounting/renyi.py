@@ -496,7 +496,8 @@ def renyi_epsilon(mechanism: Any, alpha: Any, *, pairs: Iterable | None = None
 
     Q is ``(alpha, eps(alpha))``-RDP (Mironov 2017, Definition 4) for the input pairs
     considered. Rounded outward: the maximum of the pairs' upper bounds of
-    :func:`renyi_divergence` (each never below the exact divergence, about 1e-14 above it). ``eps(inf)`` is the pure LDP level
+    :func:`renyi_divergence` (each never below the exact divergence, about 1e-14 above
+    it). ``eps(inf)`` is the pure LDP level
     (:func:`~mechdesign.privacy.measures.epsilon_ldp`) and ``eps(1)`` the largest KL
     divergence; ``eps`` is non-decreasing in alpha. k-fold composition has the curve
     ``k eps(alpha)`` exactly. :func:`renyi_curve` also reports the worst pair.
