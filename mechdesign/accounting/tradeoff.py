@@ -25,9 +25,15 @@ are summed, never rounded. The size of a composition is limited as in
 :mod:`~mechdesign.accounting.pld` (:data:`~mechdesign.accounting.pld.MAX_ATOMS` atoms,
 :data:`~mechdesign.accounting.pld.MAX_PAIRS` terms per step).
 
-Precision. The curve is that of the matrix AS STORED (a row summing to 1 - 1e-16 gives
-``T(0) = 1 - 1e-16``, and ``k`` compositions amplify that to ``k`` ulps). Masses carry a
-relative error of about ``k`` ulps (:meth:`~mechdesign.accounting.pld.LossAtoms.self_compose`),
+Precision. The curve is that of the matrix AS STORED, its betas the Q mass not rejected
+(``k`` compositions amplify a row's rounding to ``k`` ulps), except ``T(0) = 1 - Q(P = 0)``
+by definition, rounded down (a row of Q summing to 1 - 1e-16 still gives ``T(0) = 1``, so
+the curve's epsilon is not made infinite by the row's rounding). A row of Q summing above
+1 (by ulps) is not followed: the delta read from the curve is below the hockey-stick
+divergence of the raw rows by that excess (see issue 31). Breakpoints are never
+dropped or joined in a way that raises the curve (:func:`curve_from_points`); the masses'
+own rounding is not bounded here (a follow-up of issue 31). Masses carry a relative error
+of about ``k`` ulps (:meth:`~mechdesign.accounting.pld.LossAtoms.self_compose`),
 and the breakpoints are doubles: an alpha below 1e-308 is stored as 0 and a beta within
 1e-16 of 1 as 1. So curves are exact to about
 ``1e-16 * max(k, 10)`` in beta; the tests hold them to that against 60-digit references.
@@ -179,7 +185,7 @@ def _simplify(alphas: np.ndarray, betas: np.ndarray) -> tuple[np.ndarray, np.nda
     smallest beta, a point below and left of every point of the run, so the polyline does
     not rise (a curve through points each below and left of a breakpoint of a convex
     non-increasing curve, consecutive points to consecutive breakpoints, lies below it;
-    0 survives, and a run at 1 is extended level to 1 by :func:`curve_from_points`). An
+    0 survives, and so does the right end, level with its run's smallest beta). An
     interior point is dropped when the slopes on its two sides agree to
     ``_COLLINEAR_TOL`` AND, in exact rational arithmetic, it lies on or above the chord of
     its neighbours (the last point kept and the next one), so dropping it never raises the
@@ -190,7 +196,10 @@ def _simplify(alphas: np.ndarray, betas: np.ndarray) -> tuple[np.ndarray, np.nda
     first = np.ones(len(a), dtype=bool)
     first[1:] = a[1:] - a[:-1] > _SAME_ALPHA_RTOL * a[1:]
     starts = np.flatnonzero(first)
+    end = a[-1]
     a, b = a[starts], np.minimum.reduceat(b, starts)
+    if a[-1] < end:  # keep the right end (level with the run's smallest beta: not higher)
+        a, b = np.append(a, end), np.append(b, b[-1])
     if len(a) <= 2:
         return a, b
     # collinear interior points (candidates by slopes, not cross products: products of
@@ -290,10 +299,18 @@ def _curve_from_atoms(A: LossAtoms, label: str) -> TradeoffCurve:
     if A.mass_inf > 0:
         a, b = np.r_[a, A.mass_inf], np.r_[b, 0.0]
     # extended precision for the running sums (a 1000-term double cumsum drifts by ~1e-13);
-    # betas are suffix sums, so small tails keep their full relative precision
+    # betas are suffix sums, so small tails keep their full relative precision. At
+    # alpha = 0 the type II error is 1 - Q(P = 0) by definition (1 - E_Q[phi] for the test
+    # that rejects only where P = 0): a row of Q summing to 1 - 1e-16 made the suffix sum
+    # T(0) = 1 - 1e-16, and the curve's epsilon, read exactly, infinite
     a, b = a.astype(np.longdouble), b.astype(np.longdouble)
     alphas = np.concatenate([[0.0], np.cumsum(a).astype(float)])
     betas = np.concatenate([np.cumsum(b[::-1])[::-1].astype(float), [0.0]])
+    m = A.mass_minus_inf
+    head = 1.0 - m
+    if m > 0 and Fraction(head) > 1 - Fraction(m):  # rounded up (1 - 5e-324 is 1.0): down
+        head = math.nextafter(head, 0.0)
+    betas[0] = head
     alphas[-1] = 1.0  # the total P mass is 1 within 1e-9; pin the end of the domain
     curve = curve_from_points(alphas, betas, label)
     if not curve.is_convex:
