@@ -99,8 +99,10 @@ class Rounding:
     themselves rounded up, so ``loss`` is 0 unless a caller gives inexact losses), every
     stored ``ln`` mass ``m`` (under P and P') satisfies ``|m - m_exact| <= log``, and the
     stored ``log_keep`` values ``|log_keep - exact| <= keep |exact|`` (a relative bound, so a
-    mass of 1e-300 at the infinite loss is not swamped). Merging of nearly equal losses
-    moves them up (:attr:`LossAtoms.shift`), which is safe for upper bounds.
+    mass of 1e-300 at the infinite loss is not swamped). ``total`` bounds ``ln`` of P's total
+    mass from above (0 for a distribution; a stored row may sum to ``1 + 1e-16``, and then
+    the mass at the infinite loss is ``total - kept``, not ``1 - kept``). Merging of nearly
+    equal losses moves them up (:attr:`LossAtoms.shift`), which is safe for upper bounds.
 
     Each operation adds its own roundings, with ``u = 2^-53`` (numpy's ``log``, ``exp`` and
     ``log1p`` are within one ulp, ``2u`` relative, of the exact value):
@@ -119,17 +121,33 @@ class Rounding:
     loss: float = 0.0
     log: float = 0.0
     keep: float = 0.0
+    total: float = 0.0
 
     def __add__(self, other: Rounding) -> Rounding:
         return Rounding(self.loss + other.loss, self.log + other.log,
-                        max(self.keep, other.keep) + _U)
+                        max(self.keep, other.keep) + _U, _up(self.total + other.total))
 
     def scaled(self, k: int) -> Rounding:
         """The error of a sum of ``k`` copies (plus the rounding of the product by k)."""
-        return Rounding(k * self.loss, k * self.log, self.keep + _U)
+        return Rounding(k * self.loss, k * self.log, self.keep + _U, _up(k * self.total))
 
     def plus(self, loss: float = 0.0, log: float = 0.0, keep: float = 0.0) -> Rounding:
-        return Rounding(self.loss + loss, self.log + log, self.keep + keep)
+        return Rounding(self.loss + loss, self.log + log, self.keep + keep, self.total)
+
+
+def _log_total_up(lp: np.ndarray, p: np.ndarray | None) -> float:
+    """An upper bound on ``max(0, ln sum P)``: from the probabilities themselves (their sum
+    correctly rounded by ``math.fsum`` plus its exact residual), else from the ``exp`` of
+    the logarithms with their rounding bound."""
+    if p is not None:
+        s = math.fsum(p)
+        x = (s - 1.0) + math.fsum([*p, -s])  # s - 1 exact (Sterbenz); the residual exact
+        return 0.0 if x <= 0 else _up(math.log1p(x) * (1 + 4 * _U) + 4 * _U * x, 2)
+    fin = lp[lp > -np.inf]
+    s = math.fsum(np.exp(fin))
+    slack = (fin.size + 4) * _U * (1 + 2 * _amax(fin)) * max(s, 1.0)
+    x = s - 1.0 + slack
+    return 0.0 if x <= 0 else _up(math.log1p(x) * (1 + 4 * _U), 2)
 
 
 def _amax(x: np.ndarray) -> float:
@@ -236,7 +254,9 @@ class LossAtoms:
         scale = float(np.max(np.abs(L))) if L.size else 1.0
         # each logarithm within 2u of its size; the kept masses are sums of n exps
         big = max(_amax(lp), _amax(lq))
-        err = Rounding(keep=2 * (2 * _U * big + (lp.size + 4) * _U))
+        err = Rounding(keep=2 * (2 * _U * big + (lp.size + 4) * _U),
+                       total=_log_total_up(lp, None if probabilities is None
+                                           else np.ravel(probabilities[0])))
         e = 2 * _U * np.abs(lp[fin])
         return _merge(L, lp[fin], lq[fin], e, scale, (log_keep, log_keep_q), 0.0, err)
 
@@ -305,7 +325,11 @@ class LossAtoms:
         if self.log_keep == 0.0:
             return 0.0
         widened = self.log_keep * (1.0 + self.err.keep + 4 * _U)
-        return min(1.0, _up(-math.expm1(widened), 2))
+        total = self.err.total  # ln of P's total mass, from above (0: a distribution)
+        if total == 0.0:
+            return min(1.0, _up(-math.expm1(widened), 2))
+        # total - kept = e^T (1 - e^(K - T)): the exp, expm1 and product within 4 ulps
+        return min(1.0, _up(math.exp(total) * -math.expm1(widened - total), 4))
 
     def _finite_delta(self, eps: float, start: int | None = None) -> float:
         """The finite atoms' part of the divergence at ``eps`` as stored (no widening)."""
@@ -743,11 +767,12 @@ class _Grid:
     log_keep: float
     rel: float
     err: float
+    total: float = 0.0  # Rounding.total of the atoms (ln of P's total mass, from above)
 
 
 def _to_grid(atoms: LossAtoms, h: float, pessimistic: bool) -> _Grid:
     if atoms.n_atoms == 0:
-        return _Grid(0, np.zeros(1), atoms.log_keep, 0.0, 0.0)
+        return _Grid(0, np.zeros(1), atoms.log_keep, 0.0, 0.0, atoms.err.total)
     x = atoms.losses / h
     r = np.rint(x)
     x = np.where(np.abs(x - r) <= SNAP_TOL, r, x)
@@ -755,8 +780,11 @@ def _to_grid(atoms: LossAtoms, h: float, pessimistic: bool) -> _Grid:
     lo = int(idx.min())
     probs = np.zeros(int(idx.max()) - lo + 1)
     np.add.at(probs, idx - lo, np.exp(atoms.log_masses))
-    # exp and the bin sums of non-negative terms: relative error <= (atoms + 1) u
-    return _Grid(lo, probs, atoms.log_keep, (atoms.n_atoms + 1) * _UNIT, 0.0)
+    # exp and the bin sums of non-negative terms: relative error <= (atoms + 1) u, and the
+    # atoms' own log-mass bounds (Rounding.log and the largest per-atom one)
+    own = math.expm1(atoms.err.log + float(np.max(atoms.log_errs)))
+    rel = (1 + (atoms.n_atoms + 1) * _UNIT) * (1 + own) - 1
+    return _Grid(lo, probs, atoms.log_keep, rel, 0.0, atoms.err.total)
 
 
 def _grid_compose(a: _Grid, b: _Grid) -> _Grid:
@@ -793,7 +821,8 @@ def _grid_compose(a: _Grid, b: _Grid) -> _Grid:
         l2 = 10.0 * _UNIT * math.log2(n) * float(np.linalg.norm(a.probs)
                                                   * np.linalg.norm(b.probs))
         err += math.sqrt(n) * l2
-    return _Grid(a.offset + b.offset, c, a.log_keep + b.log_keep, rel, err)
+    return _Grid(a.offset + b.offset, c, a.log_keep + b.log_keep, rel, err,
+                 _up(a.total + b.total))
 
 
 def _grid_atoms(g: _Grid, h: float, shift: float) -> LossAtoms:
@@ -802,7 +831,8 @@ def _grid_atoms(g: _Grid, h: float, shift: float) -> LossAtoms:
     lp = np.log(g.probs[nz])
     # the loss is two roundings off its grid point (a margin of 2u |l|), each log within 2u
     # of its size; the masses' own error is the grid's (rel, err) bound
-    return LossAtoms(L, lp, g.log_keep, 0.0, err=Rounding(loss=2 * _U * _amax(L)),
+    return LossAtoms(L, lp, g.log_keep, 0.0,
+                     err=Rounding(loss=2 * _U * _amax(L), total=g.total),
                      log_errs=2 * _U * np.abs(lp))
 
 
