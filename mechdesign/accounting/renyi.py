@@ -216,7 +216,8 @@ def _divergences(P: np.ndarray, R: np.ndarray, alphas: np.ndarray, exP: np.ndarr
     its error (:func:`_terms`, :func:`_divergence_at`), rounded up one double. The inputs'
     errors, with ``u = 2^-53``: ``w`` and ``r`` within ``3u`` relative (the rounded sum
     ``1 + ex`` and the division; ``ex`` is correctly rounded) plus ``2^-1074`` absolute (a
-    subnormal quotient); the shift
+    subnormal quotient), or, when ``1 + ex`` rounds to exactly 1 (the division is then
+    exact), within ``2 |ex|`` relative; the shift
     ``c = ln(sum R / sum P)`` within ``8u |c| + 2u (|exP| + |exR|)``; each loss, formed by
     :func:`mechdesign._exact.log_ratio` (its evaluation, within
     :data:`~mechdesign._exact.LOG_RATIO_ULPS` ulps of the exact ratio's logarithm, is
@@ -251,8 +252,11 @@ def _divergences(P: np.ndarray, R: np.ndarray, alphas: np.ndarray, exP: np.ndarr
                           + _U * np.abs(logw), 0.0)
     W, Rn = P / sumP[:, None], R / sumR[:, None]
     with np.errstate(divide="ignore"):
-        relW = 3 * _U + np.where(W > 0, _ETA / np.where(W > 0, W, 1.0), 0.0)
-        relR = 3 * _U + np.where(Rn > 0, _ETA / np.where(Rn > 0, Rn, 1.0), 0.0)
+        # dividing by a sum that rounded to exactly 1 is exact: then only |ex| remains
+        relW = np.where((sumP == 1.0)[:, None], 2 * np.abs(exP)[:, None],
+                        3 * _U + np.where(W > 0, _ETA / np.where(W > 0, W, 1.0), 0.0))
+        relR = np.where((sumR == 1.0)[:, None], 2 * np.abs(exR)[:, None],
+                        3 * _U + np.where(Rn > 0, _ETA / np.where(Rn > 0, Rn, 1.0), 0.0))
     n = P.shape[1]
     r_out = np.sum(np.where(supp, 0.0, R), axis=1) / sumR
     r_out_err = (n + 3) * _U * r_out + np.where(r_out > 0, 2 * _ETA, 0.0)

@@ -667,7 +667,8 @@ def delta_from_tradeoff(f: TradeoffCurve, epsilon: Any) -> np.ndarray | float:
                + np.where((prod > 0) & (prod < _TINY), _ETA, 0.0))
         hi = np.where(np.isfinite(terms), terms + err, terms)
     top = hi.max(axis=-1)
-    out = np.maximum(np.where(top > 0, np.nextafter(top, np.inf), top), 0.0)
+    # a term is at most 1 (betas and alphas are >= 0): the cap is exact
+    out = np.clip(np.where(top > 0, np.nextafter(top, np.inf), top), 0.0, 1.0)
     if e.size <= EXACT_READS:
         flat_e, flat_out = e.ravel(), out.ravel()
         lows = (terms - err).reshape(-1, f.alphas.size)
@@ -676,8 +677,8 @@ def delta_from_tradeoff(f: TradeoffCurve, epsilon: Any) -> np.ndarray | float:
             if flat_out[i] == 0.0 or math.isinf(eps):
                 continue
             cand = np.flatnonzero(highs[i] >= lows[i].max())
-            flat_out[i] = max(0.0, max(outward(_delta_term, eps, float(f.alphas[j]),
-                                               float(f.betas[j])) for j in cand))
+            flat_out[i] = min(1.0, max(0.0, max(outward(_delta_term, eps, float(f.alphas[j]),
+                                                        float(f.betas[j])) for j in cand)))
         out = flat_out.reshape(e.shape)
     return float(out) if out.ndim == 0 else out
 

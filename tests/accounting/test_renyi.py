@@ -210,7 +210,14 @@ def test_zcdp_of_binary_rr(eps):
     m = md.randomized_response(2, eps)
     z = zcdp_rho(m)
     kl = renyi_epsilon(m, 1.0)
-    assert z.converged and z.alpha == 1.0 and z.lower == kl
+    assert z.converged
+    # the values are outward-rounded upper bounds (about 1e-14 relative), and at eps = 1e-3
+    # eps(alpha)/alpha falls by only 1e-22 between alpha = 1 and 1 + 1e-9: an order just
+    # above 1 may then read an ulp above KL and hold the lower end (an ulp or two higher)
+    if z.alpha == 1.0:
+        assert z.lower == kl
+    else:
+        assert z.alpha - 1.0 <= 1e-8 and kl <= z.lower <= kl * (1 + 1e-14)
     assert kl <= z.rho <= kl * (1 + 1e-9)
     assert z.rho == pytest.approx(eps * math.tanh(eps / 2), rel=1e-8)
     assert z.rho <= eps ** 2 / 2
