@@ -153,28 +153,44 @@ def _terms(W: np.ndarray, r: np.ndarray, L: np.ndarray, s: float, eL: np.ndarray
       exact;
     * :data:`_UNDERFLOW` where the term is not exactly 0 (``L != 0``): products such as
       ``w L^2`` of 1e-330 underflow to 0.
+
+    Where ``s L > 700`` (``e^{sL}`` would overflow while ``w e^{sL}`` need not, for a
+    subnormal w), ``w e^{sL}`` is ``exp(ln w + s L)``, within ``2u (|ln w| + |s L| +
+    |ln w + s L| + 1)`` relative, and the first part is ``(w e^{sL} - w) / s``.
     """
     with np.errstate(invalid="ignore", over="ignore"):
         sL = s * L
-        growth = np.expm1(sL)
-        first = W * (growth / s if s != 0 else L)
+        fin = np.isfinite(L)
+        # e^{sL} overflows beyond sL = 709 where w e^{sL} does not (w = 1e-321, sL = 718):
+        # there w e^{sL} = exp(ln w + sL), within 2u |ln w| + 2u |sL| + 2u |ln w + sL| + 2u
+        big = fin & (sL > 700.0)
+        logW = np.log(np.where(big, W, 1.0))
+        Tb = logW + np.where(big, sL, 0.0)
+        wes_big = np.exp(Tb)
+        rel_big = 2 * _U * (np.abs(logW) + np.abs(np.where(big, sL, 0.0)) + np.abs(Tb) + 1)
+        growth = np.expm1(np.where(big, 0.0, sL))
+        first = np.where(big, (wes_big - W) / s if s != 0 else 0.0,
+                         W * (growth / s if s != 0 else L))
         em = W * np.expm1(-L)
         inside = np.abs(L) <= 1.0
         direct = np.where(inside, first + em, first + (r - W))
         small = (np.abs(L) <= 0.125) & (np.abs(sL) <= 0.125)
-        fin = np.isfinite(L)
         aL = np.where(fin, np.abs(L), 0.0)
-        wes = np.where(fin, W * np.exp(np.where(fin, sL, 0.0)), 0.0)  # w e^{sL}
+        wes = np.where(big, wes_big,
+                       np.where(fin, W * np.exp(np.where(fin & ~big, sL, 0.0)), 0.0))
         arith = np.where(inside, 6 * _U * (np.abs(first) + np.abs(em)),
                          6 * _U * (np.abs(first) + r + W)) + 2 * _U * wes * aL
+        arith = arith + np.where(big, wes * rel_big / abs(s) if s != 0 else 0.0, 0.0)
         arith = arith + np.where(inside, relW * (np.abs(first) + np.abs(em)),
                                  relW * (np.abs(first) + W) + relR * r)
         arith = arith + np.where(L != 0, _UNDERFLOW, 0.0)
-        Li = np.where(inside, L, 0.0)
+        Li = np.where(inside & ~big, L, 0.0)
         gi, mi = np.expm1(s * Li), np.expm1(-Li)
         h = np.abs(gi - mi) + 4 * _U * (np.abs(gi) + np.abs(mi))  # |e^{sL} - e^{-L}|, up
         curv = abs(s) * np.exp(s * Li + abs(s) * eL) + np.exp(eL - Li)  # |h'| near L
-        slope = np.where(inside, W * (h + curv * eL), wes * np.exp(abs(s) * eL))
+        slope = np.where(inside & ~big, W * (h + curv * eL), wes * np.exp(abs(s) * eL))
+        # (big and |L| <= 1: |h(L')| <= e^{sL + |s| eL} + e^{-L + eL})
+        slope = slope + np.where(inside & big, W * np.exp(eL - np.where(big, L, 0.0)), 0.0)
         moved = np.where(fin, slope * eL, 0.0)
         err = arith + moved
         if not small.any():
