@@ -46,6 +46,19 @@ from ..privacy.measures import epsilon_sldp, epsilon_wldp
 BeliefNotion = Literal["sldp", "sldp_pl", "sldp_bel", "wldp"]
 
 
+def _shared_inputs(mechanisms: Any, what: str) -> list:
+    """The mechanisms as evidential ones, at least one, all on the same inputs (a typed
+    error naming ``what`` otherwise)."""
+    items = [as_evidential(m) for m in mechanisms]
+    if not items:
+        raise InvalidParameterError(f"{what} needs at least one mechanism")
+    sizes = {m.n_inputs for m in items}
+    if len(sizes) > 1:
+        raise InvalidMechanismError(
+            f"composed mechanisms must share their inputs; got input counts {sorted(sizes)}")
+    return items
+
+
 def compose_evidential(mechanisms: Sequence[Any]) -> EvidentialMechanism:
     r"""The same-input product of evidential mechanisms (Li et al. 2022, s.1):
 
@@ -55,13 +68,7 @@ def compose_evidential(mechanisms: Sequence[Any]) -> EvidentialMechanism:
     labels are kept); outputs are tuples, focal sets are rectangles of tuples. Ordinary
     mechanisms enter as Bayesian ones (singleton focal sets).
     """
-    items = [as_evidential(m) for m in mechanisms]
-    if not items:
-        raise InvalidParameterError("compose_evidential needs at least one mechanism")
-    sizes = {m.n_inputs for m in items}
-    if len(sizes) > 1:
-        raise InvalidMechanismError(
-            f"composed mechanisms must share their inputs; got input counts {sorted(sizes)}")
+    items = _shared_inputs(mechanisms, "compose_evidential")
     masses = items[0].masses
     for m in items[1:]:
         masses = np.einsum("xi,xj->xij", masses, m.masses).reshape(masses.shape[0], -1)
@@ -187,13 +194,7 @@ def epsilon_wldp_composed(mechanisms: Sequence[Any]) -> float:
     rational operations, any number of factors and outputs. The logarithm of the exact
     rational ratio is rounded up (60 digits); ``inf`` when a ratio is infinite.
     """
-    items = [as_evidential(m) for m in mechanisms]
-    if not items:
-        raise InvalidParameterError("epsilon_wldp_composed needs at least one mechanism")
-    sizes = {m.n_inputs for m in items}
-    if len(sizes) > 1:
-        raise InvalidMechanismError(
-            f"composed mechanisms must share their inputs; got input counts {sorted(sizes)}")
+    items = _shared_inputs(mechanisms, "epsilon_wldp_composed")
     k = items[0].n_inputs
     tables = [wldp_pair_ratios(m) for m in items]
     best = Fraction(0)

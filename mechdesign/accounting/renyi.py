@@ -669,15 +669,21 @@ def _chord_max(sa: float, ka: float, sb: float, kb: float) -> float:
     maximum over pairs of the cumulant generating functions ``ln E_P[e^{s L}]``), so
     ``K <= c`` on the interval and the value bounds ``eps(alpha)/alpha`` there. With
     ``c(s) = A + B s`` the interior critical points solve ``B s^2 + 2 A s + A = 0``."""
+    return _chord_best(sa, ka, sb, kb, math.sqrt)
+
+
+def _chord_best(sa: Any, ka: Any, sb: Any, kb: Any, sqrt: Any) -> Any:
+    """:func:`_chord_max`'s arithmetic, for floats or :class:`~decimal.Decimal` values
+    (``sqrt`` the matching square root)."""
     B = (kb - ka) / (sb - sa)
     A = ka - B * sa
     cands = [sa, sb]
     if B != 0:
         disc = A * A - A * B
         if disc >= 0:
-            r = math.sqrt(disc)
+            r = sqrt(disc)
             cands += [(-A + r) / B, (-A - r) / B]
-    return max((A + B * s) / (s * (s + 1.0)) for s in cands if sa <= s <= sb)
+    return max((A + B * s) / (s * (s + 1)) for s in cands if sa <= s <= sb)
 
 
 def _certified_rho(s: np.ndarray, eps: np.ndarray, top: float, lower: float) -> float:
@@ -696,16 +702,8 @@ def _certified_rho(s: np.ndarray, eps: np.ndarray, top: float, lower: float) -> 
         best = max(ee[0], tt / (1 + ss[-1]), lo)
         for j in range(n - 1):
             sa, sb = ss[j], ss[j + 1]
-            ka, kb = sa * ee[j], sb * ee[j + 1]
-            B = (kb - ka) / (sb - sa)
-            A = ka - B * sa
-            cands = [sa, sb]
-            if B != 0:
-                disc = A * A - A * B
-                if disc >= 0:
-                    r = disc.sqrt()
-                    cands += [(-A + r) / B, (-A - r) / B]
-            best = max([best] + [(A + B * c) / (c * (c + 1)) for c in cands if sa <= c <= sb])
+            best = max(best, _chord_best(sa, sa * ee[j], sb, sb * ee[j + 1],
+                                         lambda d: d.sqrt()))
         return best
 
     return outward(formula, *s.tolist(), *eps.tolist(), top, lower)
