@@ -45,6 +45,7 @@ from .._exact import down as _down
 from .._exact import log_ratio
 from .._exact import up as _up
 from .._exact import up_nonzero as _up_nonzero
+from .._html import value_view
 from .._validation import check_delta, check_int
 from ..errors import InvalidMechanismError, InvalidParameterError, SizeLimitError
 
@@ -181,6 +182,7 @@ def _log_keep(lost: float, kept: float) -> float:
 
 
 # --------------------------------------------------------------------------- the atoms
+@value_view
 @dataclass(frozen=True, eq=False)
 class LossAtoms:
     r"""The privacy-loss distribution of a pair ``(P, P')`` with finitely many atoms.
@@ -836,6 +838,7 @@ def _grid_atoms(g: _Grid, h: float, shift: float) -> LossAtoms:
                      log_errs=2 * _U * np.abs(lp))
 
 
+@value_view
 @dataclass(frozen=True, eq=False)
 class LossBracket:
     """What is known of one composed privacy-loss distribution.

@@ -42,6 +42,7 @@ import numpy as np
 
 from .._coerce import as_evidential, as_mechanism
 from .._exact import dyadic_integers, event_sums, log_ratio, round_up
+from .._html import value_view
 from .._validation import check_epsilon
 from ..errors import InvalidParameterError, MechdesignError
 from ..neighbors import distance_matrix, neighbour_pairs, ordered_pairs
@@ -50,6 +51,7 @@ EPSILON_TOL = 1e-9
 """Absolute tolerance on epsilon (and delta) when checking a mechanism against a target."""
 
 
+@value_view
 @dataclass(frozen=True)
 class Witness:
     """Where a worst ratio is attained: ``numer[x, column] / denom[x_prime, column]``."""
@@ -281,6 +283,7 @@ def epsilon_metric(m: Any, distance: Any) -> float:
     return float(max(vals.max(), 0.0))
 
 
+@value_view
 @dataclass(frozen=True)
 class DeletionPrivacy:
     """Pure deletion LDP of a mechanism: the smallest eps and an optimal reference R0."""
@@ -455,6 +458,7 @@ _DELETION_LP_ATTEMPTS = ((DELETION_LP_TOLERANCE, DELETION_LP_MAX_EPSILON),
 # lower-bound weights at a larger one (the hockey-stick divergence decreases in e).
 
 
+@value_view
 @dataclass(frozen=True)
 class DeletionLP:
     """The float optimum of the minimum-delta LP at ``e`` = e^min(eps,
