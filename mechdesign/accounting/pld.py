@@ -194,7 +194,9 @@ class LossAtoms:
     log_masses : ndarray
         ``ln P(L = l_i)``.
     log_keep : float
-        ``ln P(L < inf)`` (``0`` when no output has ``P' = 0 < P``).
+        ``ln`` of the fraction of P's total mass at finite losses (``0`` when no output has
+        ``P' = 0 < P``): ``ln P(L < inf)`` for a distribution; a stored row may sum to
+        ``1 + 1e-16``, whose excess :attr:`Rounding.total` carries.
     shift : float
         An upper bound on how far losses were moved up when nearly equal atoms were merged;
         the true hockey-stick lies in ``[delta(eps + shift), delta(eps)]`` and the true
@@ -246,7 +248,11 @@ class LossAtoms:
         has_p, has_q = lp > -np.inf, lq > -np.inf
         fin = has_p & has_q
         p_fin, q_fin = np.exp(lp[fin]).sum(), np.exp(lq[fin]).sum()
-        log_keep = _log_keep(float(np.exp(lp[has_p & ~has_q]).sum()), float(p_fin))
+        # the kept fraction of P's total mass (rows may sum to 1 + 1e-16: the total is
+        # Rounding.total), from whichever of lost and kept is the smaller
+        lost = float(np.exp(lp[has_p & ~has_q]).sum())
+        s = lost + float(p_fin)
+        log_keep = _log_keep(lost / s, float(p_fin) / s) if s > 0 else 0.0
         log_keep_q = _log_keep(float(np.exp(lq[has_q & ~has_p]).sum()), float(q_fin))
         if probabilities is not None:
             L = log_ratio(np.ravel(probabilities[0])[fin], np.ravel(probabilities[1])[fin])
@@ -256,7 +262,7 @@ class LossAtoms:
         scale = float(np.max(np.abs(L))) if L.size else 1.0
         # each logarithm within 2u of its size; the kept masses are sums of n exps
         big = max(_amax(lp), _amax(lq))
-        err = Rounding(keep=2 * (2 * _U * big + (lp.size + 4) * _U),
+        err = Rounding(keep=2 * (2 * _U * big + (lp.size + 6) * _U),
                        total=_log_total_up(lp, None if probabilities is None
                                            else np.ravel(probabilities[0])))
         e = 2 * _U * np.abs(lp[fin])
@@ -328,10 +334,9 @@ class LossAtoms:
             return 0.0
         widened = self.log_keep * (1.0 + self.err.keep + 4 * _U)
         total = self.err.total  # ln of P's total mass, from above (0: a distribution)
-        if total == 0.0:
-            return min(1.0, _up(-math.expm1(widened), 2))
-        # total - kept = e^T (1 - e^(K - T)): the exp, expm1 and product within 4 ulps
-        return min(1.0, _up(math.exp(total) * -math.expm1(widened - total), 4))
+        # log_keep is ln of the kept FRACTION of the total: P(L = inf) = e^T (1 - e^K); the
+        # exp, expm1 and product within 4 ulps
+        return min(1.0, _up(math.exp(total) * -math.expm1(widened), 4))
 
     def _finite_delta(self, eps: float, start: int | None = None) -> float:
         """The finite atoms' part of the divergence at ``eps`` as stored (no widening)."""
