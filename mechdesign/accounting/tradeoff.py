@@ -559,6 +559,10 @@ def epsilon_of_tradeoff(f: TradeoffCurve) -> float:
     digits and rounded up (:func:`mechdesign._exact.outward`), so the value is never below
     the exact one for the stored breakpoints.
 
+    The one exception: a breakpoint (alpha, 0) with alpha within 8 ulps of 1 is read as the
+    curve's end (the rounding of its mass sums), not as an infinite epsilon; curves of rows
+    that do not sum to exactly 1 can read up to a row's excess over 1 below the raw rows.
+
     Breakpoints are doubles: a type II error within ~1e-16 of 1 (a power below 1e-16, e.g. an
     output of probability 1e-18 that the other input never produces) is stored as 1, and the
     epsilon it implies is not seen. For the exact value of a mechanism use
@@ -568,7 +572,9 @@ def epsilon_of_tradeoff(f: TradeoffCurve) -> float:
     num_of = np.concatenate([b, a])  # numerator 1 - x
     den = np.concatenate([a, b])
     num = 1.0 - num_of
-    live = num_of < 1.0  # 1 - x > 0 exactly
+    # 1 - x > 0 exactly; a type II error of 0 at an alpha within 8 ulps of 1 is where a
+    # computed curve's rounding ends it (its sums of masses), not an infinite epsilon
+    live = (num_of < 1.0) & ~((den <= 0) & (num <= 8 * _U))
     if not live.any():
         return 0.0
     if (den[live] <= 0).any():
