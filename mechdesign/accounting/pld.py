@@ -126,14 +126,19 @@ class Rounding:
 
     def __add__(self, other: Rounding) -> Rounding:
         return Rounding(self.loss + other.loss, self.log + other.log,
-                        max(self.keep, other.keep) + _U, _up(self.total + other.total))
+                        max(self.keep, other.keep) + _U, _up_pos(self.total + other.total))
 
     def scaled(self, k: int) -> Rounding:
         """The error of a sum of ``k`` copies (plus the rounding of the product by k)."""
-        return Rounding(k * self.loss, k * self.log, self.keep + _U, _up(k * self.total))
+        return Rounding(k * self.loss, k * self.log, self.keep + _U, _up_pos(k * self.total))
 
     def plus(self, loss: float = 0.0, log: float = 0.0, keep: float = 0.0) -> Rounding:
         return Rounding(self.loss + loss, self.log + log, self.keep + keep, self.total)
+
+
+def _up_pos(x: float) -> float:
+    """``x`` stepped up one double, except an exact 0 (a distribution's total)."""
+    return _up(x) if x else 0.0
 
 
 def _log_total_up(lp: np.ndarray, p: np.ndarray | None) -> float:
@@ -829,7 +834,7 @@ def _grid_compose(a: _Grid, b: _Grid) -> _Grid:
                                                   * np.linalg.norm(b.probs))
         err += math.sqrt(n) * l2
     return _Grid(a.offset + b.offset, c, a.log_keep + b.log_keep, rel, err,
-                 _up(a.total + b.total))
+                 _up_pos(a.total + b.total))
 
 
 def _grid_atoms(g: _Grid, h: float, shift: float) -> LossAtoms:
