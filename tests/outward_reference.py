@@ -44,6 +44,24 @@ def rows(Q: Any) -> list[list[Any]]:
     return [[F(v) for v in r] for r in np.atleast_2d(np.asarray(Q, dtype=float))]
 
 
+def normalised_rows(Q: Any) -> list[list[Any]]:
+    """The stored rows, each divided by its exact sum (the distributions a trade-off curve
+    describes: ``tradeoff_function`` docstring), to 50 digits."""
+    return [[v / MP.fsum(r) for v in r] for r in rows(Q)]
+
+
+def epsilon_of_rows(R: Sequence[Sequence[Any]]) -> Any:
+    """``max_{x, x', y} ln(R[x][y] / R[x'][y])`` of rows given as mpf values (0/0 ignored,
+    c/0 = inf)."""
+    best = ZERO
+    for x, xp in all_ordered_pairs(len(R)):
+        for a, b in zip(R[x], R[xp], strict=True):
+            v = log_ratio(a, b)
+            if v is not None and v > best:
+                best = v
+    return best
+
+
 def exp_eps(eps: Any) -> Any:
     """``e^eps`` of a float eps, exactly to 50 digits (``inf`` for ``eps = inf``)."""
     e = F(eps)
@@ -660,11 +678,12 @@ def clone_delta(eps0: float, n: int, eps: float) -> Any:
 
 
 # =========================================================================== trade-off curves
-def delta_of_breakpoints(alphas: Sequence[float], betas: Sequence[float], eps: float) -> Any:
+def delta_of_breakpoints(alphas: Sequence[float], powers: Sequence[float], eps: float) -> Any:
     """Dong-Roth-Su 2022 Prop 2.12 (``delta_from_tradeoff`` docstring): ``delta(eps) =
-    max(0, max_j (1 - beta_j - e^eps alpha_j))`` (a term with alpha_j = 0 is 1 - beta_j)."""
+    max(0, max_j (1 - beta_j - e^eps alpha_j))`` with the curve's stored powers
+    ``1 - beta_j`` (a term with alpha_j = 0 is the power)."""
     E = exp_eps(eps)
     best = ZERO
-    for a, b in zip(alphas, betas, strict=True):
-        best = max(best, 1 - F(b) - (E * F(a) if F(a) > 0 else ZERO))
+    for a, p in zip(alphas, powers, strict=True):
+        best = max(best, F(p) - (E * F(a) if F(a) > 0 else ZERO))
     return best

@@ -93,8 +93,9 @@ def _pairs(m: EvidentialMechanism, pair: Any) -> list[tuple[int, int]]:
 
 
 def _pessimistic_curve(ev: EvidentialMechanism, x: int, xp: int, label: str) -> TradeoffCurve:
-    pl = ev.pl_matrix()
+    pl = ev.pl_matrix().copy()
     full = (1 << ev.n_outputs) - 1
+    pl[:, full] = 1.0  # pl(Y) = 1 for a mass function; the float sum may end at 1 - 1e-16
     events = np.arange(full + 1)
     a, b = lower_convex_hull(pl[x, events], pl[xp, full ^ events])
     return curve_from_points(a, b, label)

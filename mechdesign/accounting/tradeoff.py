@@ -25,18 +25,25 @@ are summed, never rounded. The size of a composition is limited as in
 :mod:`~mechdesign.accounting.pld` (:data:`~mechdesign.accounting.pld.MAX_ATOMS` atoms,
 :data:`~mechdesign.accounting.pld.MAX_PAIRS` terms per step).
 
-Precision. The curve is that of the matrix AS STORED, its betas the Q mass not rejected
-(``k`` compositions amplify a row's rounding to ``k`` ulps), except ``T(0) = 1 - Q(P = 0)``
-by definition, rounded down (a row of Q summing to 1 - 1e-16 still gives ``T(0) = 1``, so
-the curve's epsilon is not made infinite by the row's rounding). A row of Q summing above
-1 (by ulps) is not followed: the delta read from the curve is below the hockey-stick
-divergence of the raw rows by that excess (see issue 31). Breakpoints are never
-dropped or joined in a way that raises the curve (:func:`curve_from_points`); the masses'
-own rounding is not bounded here (a follow-up of issue 31). Masses carry a relative error
-of about ``k`` ulps (:meth:`~mechdesign.accounting.pld.LossAtoms.self_compose`),
-and the breakpoints are doubles: an alpha below 1e-308 is stored as 0 and a beta within
-1e-16 of 1 as 1. So curves are exact to about
-``1e-16 * max(k, 10)`` in beta; the tests hold them to that against 60-digit references.
+Precision. A trade-off function is of two distributions, so the curve of a pair of
+stored rows is that of the rows EACH DIVIDED BY ITS EXACT SUM (a row of doubles may sum to
+``1 + 5.6e-17``; the excess is spread in proportion, as a sampler drawing from the row
+would). At ``k = 1`` the breakpoints are computed exactly from the doubles' integer
+representations and rounded DOWN, and their complements ``1 - beta`` and ``1 - alpha``
+(:attr:`TradeoffCurve.powers`, :attr:`TradeoffCurve.rests`) rounded UP from the same
+integers, so the polyline lies on or below the exact curve and the readings
+(:func:`delta_from_tradeoff`, :func:`epsilon_of_tradeoff`) are upper bounds at full relative
+precision (a breakpoint below ``2^-1022`` is subnormal and carries an absolute rounding;
+below ``2^-1074`` it is 0 and the epsilon read is ``inf``). They can differ from
+:func:`~mechdesign.privacy.measures.delta_ldp` and ``epsilon_ldp`` of the raw rows by about
+a row's excess over 1. Breakpoints are never dropped or joined in a way that raises the
+curve (:func:`curve_from_points`). Composed curves (``k > 1``, :func:`tensor_product`) come
+from the privacy-loss atoms, whose masses carry a relative error of about ``k`` ulps
+(:meth:`~mechdesign.accounting.pld.LossAtoms.self_compose`) that is not bounded here: for
+composed guarantees use :func:`~mechdesign.accounting.delta_composed` and
+:func:`~mechdesign.accounting.epsilon_composed`, which are outward-rounded. A pointwise
+minimum (:func:`lower_envelope`) keeps the curves it is the minimum of and reads its
+epsilon and delta from them.
 
 Mechanisms. The trade-off of a mechanism for a pair of inputs (x, x') is
 ``T(Q[x], Q[x'])``. The "worst pair" is not a single pair in general (the pair whose curve is
@@ -50,14 +57,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from .._coerce import as_mechanism
-from .._exact import outward
+from .._exact import dyadic_integers, outward
 from .._html import clip, value_view
 from .._validation import check_delta, check_epsilon, check_int, check_real, check_stochastic
 from ..errors import InvalidParameterError
@@ -91,6 +98,17 @@ class TradeoffCurve:
         The values at the breakpoints (non-increasing, in [0, 1]).
     label : str
         A name for legends and tables.
+    powers, rests : ndarray
+        ``1 - beta`` and ``1 - alpha`` at each breakpoint, each rounded UP (by default from
+        the stored doubles, exactly where the subtraction is exact). The readings
+        (:func:`delta_from_tradeoff`, :func:`epsilon_of_tradeoff`) use them: near 1 a double
+        carries ``1 - beta`` only to ``1e-16`` absolute, and a curve computed exactly
+        (:func:`tradeoff_function` of a pair) stores the complements to full relative
+        precision, so a power of 1e-300 is not read as 1e-16.
+    parts : tuple of TradeoffCurve
+        For a pointwise minimum (:func:`lower_envelope`), the curves it is the minimum of:
+        the readings take the largest of theirs, which is exact for the minimum (its
+        conjugate is the maximum of theirs) and never rests on the minimum's own crossings.
 
     Notes
     -----
@@ -104,6 +122,9 @@ class TradeoffCurve:
     alphas: np.ndarray
     betas: np.ndarray
     label: str = field(default="")
+    powers: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+    rests: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+    parts: tuple[TradeoffCurve, ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
         a = np.array(self.alphas, dtype=float)
@@ -121,10 +142,12 @@ class TradeoffCurve:
         if (b < -1e-12).any() or (b > 1 + 1e-12).any():
             bad = float(b[(b < -1e-12) | (b > 1 + 1e-12)][0])
             raise InvalidParameterError(f"betas must lie in [0, 1], got {bad!r}")
-        a.flags.writeable = False
-        b.flags.writeable = False
-        object.__setattr__(self, "alphas", a)
-        object.__setattr__(self, "betas", b)
+        pw = _one_minus_up(b) if self.powers is None else _complement(self.powers, b, "powers")
+        rs = _one_minus_up(a) if self.rests is None else _complement(self.rests, a, "rests")
+        for arr, name in ((a, "alphas"), (b, "betas"), (pw, "powers"), (rs, "rests")):
+            arr.flags.writeable = False
+            object.__setattr__(self, name, arr)
+        object.__setattr__(self, "parts", tuple(self.parts))
 
     def __call__(self, alphas: Any) -> np.ndarray | float:
         """The curve at ``alphas`` (array_like in [0, 1]); same shape as ``alphas``."""
@@ -157,12 +180,34 @@ class TradeoffCurve:
     @property
     def is_convex(self) -> bool:
         """True when the slopes are non-decreasing (up to :data:`CONVEXITY_TOL`)."""
-        slopes = np.diff(self.betas) / np.diff(self.alphas)
+        with np.errstate(over="ignore", invalid="ignore"):
+            slopes = np.diff(self.betas) / np.diff(self.alphas)
         return bool((np.diff(slopes) >= -CONVEXITY_TOL * (1 + np.abs(slopes[1:]))).all())
 
     def as_rows(self) -> list[tuple[float, float]]:
         """The breakpoints as ``(alpha, beta)`` tuples."""
         return list(zip(self.alphas.tolist(), self.betas.tolist(), strict=True))
+
+
+def _one_minus_up(x: np.ndarray) -> np.ndarray:
+    """``1 - x`` rounded up, for doubles ``x`` in ``[0, 1]``: the rounded difference plus
+    its exact error (Fast2Sum of ``1`` and ``-x``: ``1 - x = r + t`` exactly), stepped up
+    one double when ``t > 0``."""
+    x = np.asarray(x, dtype=float)
+    r = 1.0 - x
+    t = -x - (r - 1.0)
+    return np.where(t > 0, np.nextafter(r, np.inf), r)
+
+
+def _complement(values: Any, x: np.ndarray, name: str) -> np.ndarray:
+    """Given complements ``1 - x``, checked: finite, in [0, 1], within 1e-12 of ``1 - x``."""
+    c = np.array(values, dtype=float)
+    if c.shape != x.shape or not np.isfinite(c).all() or (c < 0).any() or (c > 1).any() or (
+            np.abs(c - (1.0 - x)) > 1e-12).any():
+        raise InvalidParameterError(
+            f"{name} must be 1 minus the breakpoints (same shape, in [0, 1]), got "
+            f"{c[:3].tolist()}...")
+    return c
 
 
 def check_alphas(alphas: Any) -> np.ndarray:
@@ -178,30 +223,36 @@ def check_alphas(alphas: Any) -> np.ndarray:
     return x
 
 
-def _simplify(alphas: np.ndarray, betas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _simplify(alphas: np.ndarray, betas: np.ndarray, powers: np.ndarray, rests: np.ndarray,
+              join: float = _SAME_ALPHA_RTOL
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Sort, join repeated alphas and drop collinear interior points, never raising the curve.
 
-    Alphas within a few ulps are one breakpoint: the FIRST alpha of the run with its
-    smallest beta, a point below and left of every point of the run, so the polyline does
-    not rise (a curve through points each below and left of a breakpoint of a convex
-    non-increasing curve, consecutive points to consecutive breakpoints, lies below it;
-    0 survives, and so does the right end, level with its run's smallest beta). An
-    interior point is dropped when the slopes on its two sides agree to
-    ``_COLLINEAR_TOL`` AND, in exact rational arithmetic, it lies on or above the chord of
-    its neighbours (the last point kept and the next one), so dropping it never raises the
-    curve; an infinite slope (a run of width 1e-324) is never collinear.
+    Alphas within ``join`` (relative; a few ulps by default, 0 for exactly computed points,
+    whose neighbours may differ by an ulp for a reason) are one breakpoint: the FIRST alpha
+    of the run with its smallest beta, a point below and left of every point of the run,
+    so the polyline does not rise (a curve through points each below and left of a
+    breakpoint of a convex non-increasing curve, consecutive points to consecutive
+    breakpoints, lies below it; 0 survives, and so does the right end, level with its
+    run's smallest beta); its complements are the run's largest. An interior point is
+    dropped when the slopes on its two sides agree to ``_COLLINEAR_TOL`` AND, in exact
+    rational arithmetic, it lies on or above the chord of its neighbours (the last point
+    kept and the next one), so dropping it never raises the curve; an infinite slope (a run
+    of width 1e-324) is never collinear.
     """
     order = np.lexsort((betas, alphas))
-    a, b = alphas[order], betas[order]
+    a, b, pw, rs = alphas[order], betas[order], powers[order], rests[order]
     first = np.ones(len(a), dtype=bool)
-    first[1:] = a[1:] - a[:-1] > _SAME_ALPHA_RTOL * a[1:]
+    first[1:] = a[1:] - a[:-1] > join * a[1:]
     starts = np.flatnonzero(first)
-    end = a[-1]
+    end, end_rest = a[-1], rs[-1]
     a, b = a[starts], np.minimum.reduceat(b, starts)
+    pw, rs = np.maximum.reduceat(pw, starts), np.maximum.reduceat(rs, starts)
     if a[-1] < end:  # keep the right end (level with the run's smallest beta: not higher)
         a, b = np.append(a, end), np.append(b, b[-1])
+        pw, rs = np.append(pw, pw[-1]), np.append(rs, end_rest)
     if len(a) <= 2:
-        return a, b
+        return a, b, pw, rs
     # collinear interior points (candidates by slopes, not cross products: products of
     # 1e-200 masses underflow; then decided exactly)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -211,14 +262,14 @@ def _simplify(alphas: np.ndarray, betas: np.ndarray) -> tuple[np.ndarray, np.nda
             slope[:-1])
     keep = np.ones(len(a), dtype=bool)
     if not same.any():
-        return a, b
+        return a, b, pw, rs
     last = 0
     for i in range(1, len(a) - 1):
         if same[i - 1] and _on_or_above(a[last], b[last], a[i], b[i], a[i + 1], b[i + 1]):
             keep[i] = False
         else:
             last = i
-    return a[keep], b[keep]
+    return a[keep], b[keep], pw[keep], rs[keep]
 
 
 def _on_or_above(a0: float, b0: float, a1: float, b1: float, a2: float, b2: float) -> bool:
@@ -233,37 +284,51 @@ def lower_convex_hull(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndar
     arrays of its vertices in increasing ``a``; the lowest ``b`` is kept for a repeated ``a``.
     A trade-off function is convex, so a curve known at some tests is at most the hull of
     their points, and equal to it when every test is a mixture of those."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    idx = _hull_index(a, b)
+    return a[idx], b[idx]
+
+
+def _hull_index(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Indices of the vertices of the lower convex hull of ``(a[i], b[i])`` in increasing
+    ``a`` (:func:`lower_convex_hull`)."""
     order = np.lexsort((b, a))
-    a, b = a[order], b[order]
     keep = np.ones(len(a), dtype=bool)
-    keep[1:] = a[1:] != a[:-1]
-    ha: list[float] = []
-    hb: list[float] = []
-    for x, y in zip(a[keep].tolist(), b[keep].tolist(), strict=True):
-        while len(ha) >= 2 and ((ha[-1] - ha[-2]) * (y - hb[-2])
-                                - (hb[-1] - hb[-2]) * (x - ha[-2])) <= 0:
-            ha.pop()
-            hb.pop()
-        ha.append(x)
-        hb.append(y)
-    return np.array(ha), np.array(hb)
+    keep[1:] = a[order][1:] != a[order][:-1]
+    hull: list[int] = []
+    for i in order[keep].tolist():
+        x, y = float(a[i]), float(b[i])
+        while len(hull) >= 2:
+            x1, y1, x2, y2 = a[hull[-2]], b[hull[-2]], a[hull[-1]], b[hull[-1]]
+            if (x2 - x1) * (y - y1) - (y2 - y1) * (x - x1) > 0:
+                break
+            hull.pop()
+        hull.append(i)
+    return np.array(hull, dtype=int)
 
 
-def curve_from_points(alphas: Any, betas: Any, label: str = "") -> TradeoffCurve:
+def curve_from_points(alphas: Any, betas: Any, label: str = "", *, powers: Any = None,
+                      rests: Any = None, join: float = _SAME_ALPHA_RTOL) -> TradeoffCurve:
     """The :class:`TradeoffCurve` through the points ``(alphas[i], betas[i])`` in any order:
     values clipped to ``[0, 1]``, alphas within a few ulps joined (smallest beta kept),
     collinear interior points dropped, and the ends ``alpha = 0`` and ``alpha = 1`` added
-    (level with the nearest point) when missing."""
+    (level with the nearest point) when missing. ``powers`` and ``rests`` are the points'
+    ``1 - beta`` and ``1 - alpha`` rounded up (by default from the clipped doubles);
+    ``join`` the relative distance below which two alphas are one breakpoint."""
     a = np.clip(np.asarray(alphas, dtype=float), 0.0, 1.0)
     b = np.clip(np.asarray(betas, dtype=float), 0.0, 1.0)
-    a, b = _simplify(a, b)
+    pw = _one_minus_up(b) if powers is None else np.clip(np.asarray(powers, float), 0.0, 1.0)
+    rs = _one_minus_up(a) if rests is None else np.clip(np.asarray(rests, float), 0.0, 1.0)
+    a, b, pw, rs = _simplify(a, b, pw, rs, join)
     if a[0] != 0.0 or a[-1] != 1.0:
         if a[0] != 0.0:
             a, b = np.concatenate([[0.0], a]), np.concatenate([[b[0]], b])
+            pw, rs = np.concatenate([[pw[0]], pw]), np.concatenate([[1.0], rs])
         if a[-1] != 1.0:
             a, b = np.concatenate([a, [1.0]]), np.concatenate([b, [b[-1]]])
-        a, b = _simplify(a, b)
-    return TradeoffCurve(a, b, label)
+            pw, rs = np.concatenate([pw, [pw[-1]]]), np.concatenate([rs, [0.0]])
+        a, b, pw, rs = _simplify(a, b, pw, rs, join)
+    return TradeoffCurve(a, b, label, powers=pw, rests=rs)
 
 
 # ============================================================================ privacy-loss atoms
@@ -312,12 +377,7 @@ def _curve_from_atoms(A: LossAtoms, label: str) -> TradeoffCurve:
         head = math.nextafter(head, 0.0)
     betas[0] = head
     alphas[-1] = 1.0  # the total P mass is 1 within 1e-9; pin the end of the domain
-    curve = curve_from_points(alphas, betas, label)
-    if not curve.is_convex:
-        # Neyman-Pearson curves are convex; a violation is rounding (a beta of 1 - 2e-18
-        # stored as 1.0), removed by taking the lower convex hull of the breakpoints
-        curve = curve_from_points(*lower_convex_hull(curve.alphas, curve.betas), label)
-    return curve
+    return _convex_curve(alphas, betas, label)
 
 
 def _atoms_from_curve(f: TradeoffCurve) -> LossAtoms:
@@ -361,8 +421,98 @@ def check_pair(m: Mechanism | EvidentialMechanism, pair: Any) -> tuple[int, int]
     return _pair_index(m, x, "pair[0]"), _pair_index(m, xp, "pair[1]")
 
 
+def _pair_points(P: np.ndarray, Q: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    r"""The Neyman-Pearson breakpoints of ``T(P / |P|, Q / |Q|)``, each rounded down.
+
+    The stored rows are read as exact dyadic rationals and each is divided by its exact
+    sum (a row of doubles may sum to ``1 +- 1e-16``; its excess is spread over its entries
+    in proportion, as a sampler drawing from the row would, rather than lost at one end
+    of the curve). Outputs are rejected in decreasing order of ``Q[y] / P[y]`` (``P = 0``
+    first), the order decided exactly: a float quotient settles it when neighbours differ
+    by more than ``16u`` relative and both are normal doubles, otherwise the ratios are
+    compared as rationals; outputs of exactly equal ratio make one segment. Breakpoint
+    ``j`` is
+    ``(P(S_j) / |P|, Q(S_j^c) / |Q|)`` with ``S_j`` the first ``j`` outputs, evaluated in
+    integers and rounded DOWN to a double: a point below and left of an exact breakpoint,
+    so the polyline through them lies on or below the exact curve. The complements
+    ``Q(S_j) / |Q|`` (the power ``1 - beta``) and ``P(S_j^c) / |P|`` (``1 - alpha``) are
+    rounded UP from the same integers, so every reading from the curve
+    (:func:`delta_from_tradeoff`, :func:`epsilon_of_tradeoff`) is an upper bound at full
+    relative precision. Returns alphas, betas, powers, rests.
+    """
+    live = np.flatnonzero((P > 0) | (Q > 0))
+    p, q = P[live], Q[live]
+    with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
+        r = np.where(p > 0, q / p, np.inf)
+    order = np.argsort(-r, kind="stable")
+    rs = r[order]
+    exact_inf = p[order] == 0
+    sure = np.isfinite(rs) & (rs >= _TINY) & (rs < np.finfo(float).max)
+    sure |= exact_inf | ((q[order] == 0) & (p[order] > 0))  # ratios inf and 0 are exact
+    apart = np.ones(max(len(rs) - 1, 0), dtype=bool)
+    if len(rs) > 1:
+        apart = (sure[:-1] & sure[1:] & (rs[1:] < rs[:-1] * (1 - 16 * _U))) | (
+            exact_inf[:-1] & ~exact_inf[1:])
+    if not apart.all():
+        order = order.copy()
+        cuts = np.r_[0, np.flatnonzero(apart) + 1, len(rs)]
+        for s, e in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            if e - s > 1:
+                run = order[s:e].tolist()
+                run.sort(key=lambda y: (1, Fraction(0)) if p[y] == 0 else
+                         (0, Fraction(float(q[y])) / Fraction(float(p[y]))), reverse=True)
+                order[s:e] = run
+    (ip, iq), _ = dyadic_integers(np.vstack([p[order], q[order]]))
+    tp, tq = sum(ip), sum(iq)
+    alphas, betas, powers, rests = [0.0], [1.0], [0.0], [1.0]
+    acc_p = acc_q = 0
+    for i, (a, b) in enumerate(zip(ip, iq, strict=True)):
+        acc_p += a
+        acc_q += b
+        if i + 1 < len(ip) and b * ip[i + 1] == iq[i + 1] * a:
+            continue  # the same likelihood ratio as the next output: one segment
+        alphas.append(_div(acc_p, tp, down=True))
+        betas.append(_div(tq - acc_q, tq, down=True))
+        powers.append(_div(acc_q, tq, down=False))
+        rests.append(_div(tp - acc_p, tp, down=False))
+    return np.array(alphas), np.array(betas), np.array(powers), np.array(rests)
+
+
+def _div(num: int, den: int, *, down: bool) -> float:
+    """``num / den`` (non-negative integers, ``den > 0``) rounded down or up to a double."""
+    f = num / den  # correctly rounded (CPython divides integers exactly)
+    n, d = f.as_integer_ratio()
+    if down:
+        return f if n * den <= num * d else math.nextafter(f, 0.0)
+    return f if n * den >= num * d else math.nextafter(f, math.inf)
+
+
 def _pair_curve(P: np.ndarray, Q: np.ndarray, k: int, label: str) -> TradeoffCurve:
-    return _curve_from_atoms(_atoms_from_pair(P, Q).self_compose(k), label)
+    """``T(P, Q)^{(x) k}``: exact breakpoints rounded down at ``k = 1``
+    (:func:`_pair_points`), the privacy-loss atoms' curve otherwise."""
+    if k > 1:
+        return _curve_from_atoms(_atoms_from_pair(P, Q).self_compose(k), label)
+    if P.shape != Q.shape:
+        raise InvalidParameterError(
+            f"P and Q must have the same length, got {P.shape[0]} and {Q.shape[0]}")
+    a, b, pw, rs = _pair_points(P, Q)
+    return _convex_curve(a, b, label, pw, rs)
+
+
+def _convex_curve(alphas: np.ndarray, betas: np.ndarray, label: str,
+                  powers: np.ndarray | None = None, rests: np.ndarray | None = None
+                  ) -> TradeoffCurve:
+    """The curve through Neyman-Pearson breakpoints; when their rounding left it non-convex
+    (a beta of 1 - 2e-18 stored as 1.0), the lower convex hull of its breakpoints, which
+    lies on or below it."""
+    join = _SAME_ALPHA_RTOL if powers is None else 0.0  # exact points: no rounding to join
+    c = curve_from_points(alphas, betas, label, powers=powers, rests=rests, join=join)
+    if not c.is_convex:
+        i = _hull_index(c.alphas, c.betas)
+        c = curve_from_points(c.alphas[i], c.betas[i], label, powers=c.powers[i],
+                              rests=c.rests[i], join=join)
+    return c
 
 
 def tradeoff_function(first: Any, second: Any = None, /, *, pair: Any = None,
@@ -380,6 +530,10 @@ def tradeoff_function(first: Any, second: Any = None, /, *, pair: Any = None,
 
     ``k`` self-compositions: the same input is fed to k independent copies, and the curve is
     ``T(P, Q)^{(x) k}``, computed through the privacy-loss atoms (module notes).
+
+    Each row is read as the distribution it stands for: divided by its exact sum (module
+    notes, "Precision"); at ``k = 1`` the breakpoints are exact, rounded down, so readings
+    from the curve are upper bounds.
 
     Returns
     -------
@@ -466,15 +620,18 @@ def lower_envelope(curves: Sequence[TradeoffCurve | tuple[Any, Any]],
     alphas strictly increasing from 0 to 1. Between two consecutive breakpoints of the union
     every curve is linear, so the minimum there is the lower envelope of lines, traced by
     walking from line to line at the crossings. The result is piecewise linear and
-    non-increasing, but need not be convex. Exact up to 1e-15 in beta (curves closer than
-    that at a breakpoint count as equal).
+    non-increasing, but need not be convex. Its breakpoints are exact up to 1e-15 in beta
+    (curves closer than that at a breakpoint count as equal); its readings are not read
+    from them: when every item is a :class:`TradeoffCurve`, the result keeps them as
+    :attr:`~TradeoffCurve.parts` and :func:`delta_from_tradeoff` and
+    :func:`epsilon_of_tradeoff` take the largest of their readings, the exact readings of
+    the minimum.
     """
     curves = list(curves)
     if not curves:
         raise InvalidParameterError("lower_envelope needs at least one curve")
     if len(curves) == 1 and isinstance(curves[0], TradeoffCurve):
-        c = curves[0]
-        return TradeoffCurve(c.alphas, c.betas, label or c.label)
+        return replace(curves[0], label=label or curves[0].label)
     pieces = [(c.alphas, c.betas) if isinstance(c, TradeoffCurve)
               else (np.asarray(c[0], dtype=float), np.asarray(c[1], dtype=float))
               for c in curves]
@@ -509,7 +666,11 @@ def lower_envelope(curves: Sequence[TradeoffCurve | tuple[Any, Any]],
             t = t_next
             xs.append(np.array([U[i] + t * (U[i + 1] - U[i])]))
             ys.append(np.array([v0[cur] + t * s[cur]]))
-    return curve_from_points(np.concatenate(xs), np.concatenate(ys), label)
+    c = curve_from_points(np.concatenate(xs), np.concatenate(ys), label)
+    if all(isinstance(item, TradeoffCurve) for item in curves):
+        parts = [p for item in curves for p in (item.parts or (item,))]
+        c = replace(c, parts=tuple(parts))
+    return c
 
 
 # ============================================================================ f_{eps, delta}
@@ -552,29 +713,24 @@ def epsilon_of_tradeoff(f: TradeoffCurve) -> float:
     ``f`` is piecewise linear and ``f_eps`` convex, so it suffices to check the breakpoints:
     ``eps = max_j max(ln((1 - beta_j)/alpha_j), ln((1 - alpha_j)/beta_j))`` (terms with a
     non-positive numerator are skipped; a zero denominator gives ``inf``). For ``T(P, Q)`` this
-    is the pure-DP epsilon of the pair in both directions.
+    is the pure-DP epsilon of the pair in both directions (of the rows each divided by its
+    sum: :func:`tradeoff_function`); for a pointwise minimum with
+    :attr:`~TradeoffCurve.parts`, the largest of the parts' epsilons.
 
-    Rounded outward: the breakpoints are read as exact doubles; the largest ratio is found
-    in floating point, and every ratio within ``8u`` (relative) of it is evaluated at 60
-    digits and rounded up (:func:`mechdesign._exact.outward`), so the value is never below
-    the exact one for the stored breakpoints.
-
-    The one exception: a breakpoint (alpha, 0) with alpha within 8 ulps of 1 is read as the
-    curve's end (the rounding of its mass sums), not as an infinite epsilon; curves of rows
-    that do not sum to exactly 1 can read up to a row's excess over 1 below the raw rows.
-
-    Breakpoints are doubles: a type II error within ~1e-16 of 1 (a power below 1e-16, e.g. an
-    output of probability 1e-18 that the other input never produces) is stored as 1, and the
-    epsilon it implies is not seen. For the exact value of a mechanism use
+    Rounded outward: the numerators are the curve's complements
+    (:attr:`~TradeoffCurve.powers`, :attr:`~TradeoffCurve.rests`, rounded up) and the
+    denominators its breakpoints (rounded down for an exact pair curve); the largest ratio is
+    found in floating point, and every ratio within ``8u`` (relative) of it is evaluated at
+    60 digits and rounded up (:func:`mechdesign._exact.outward`), so the value is never below
+    the exact one for the stored breakpoints (and, for an exact pair curve, for the pair).
+    For the epsilon of a mechanism's matrix as stored use
     :func:`~mechdesign.privacy.measures.epsilon_ldp`.
     """
-    a, b = f.alphas, f.betas
-    num_of = np.concatenate([b, a])  # numerator 1 - x
-    den = np.concatenate([a, b])
-    num = 1.0 - num_of
-    # 1 - x > 0 exactly; a type II error of 0 at an alpha within 8 ulps of 1 is where a
-    # computed curve's rounding ends it (its sums of masses), not an infinite epsilon
-    live = (num_of < 1.0) & ~((den <= 0) & (num <= 8 * _U))
+    if f.parts:
+        return max(epsilon_of_tradeoff(p) for p in f.parts)
+    num = np.concatenate([f.powers, f.rests])
+    den = np.concatenate([f.alphas, f.betas])
+    live = num > 0
     if not live.any():
         return 0.0
     if (den[live] <= 0).any():
@@ -582,8 +738,8 @@ def epsilon_of_tradeoff(f: TradeoffCurve) -> float:
     with np.errstate(over="ignore"):
         ratio = num[live] / den[live]
     close = ratio >= ratio.max() * (1.0 - 8 * _U)
-    best = max(outward(lambda x, d: ((1 - x) / d).ln(), float(x), float(d))
-               for x, d in zip(num_of[live][close], den[live][close], strict=True))
+    best = max(outward(lambda x, d: (x / d).ln(), float(x), float(d))
+               for x, d in zip(num[live][close], den[live][close], strict=True))
     return max(best, 0.0)
 
 
@@ -647,15 +803,17 @@ def delta_from_tradeoff(f: TradeoffCurve, epsilon: Any) -> np.ndarray | float:
     .. math:: \delta(\varepsilon) = 1 + f^*(-e^\varepsilon)
               = \max_j \big(1 - \beta_j - e^\varepsilon \alpha_j\big).
 
-    For ``T(P, Q)`` this is the hockey-stick divergence ``H_{e^eps}(Q || P)``; for the
-    pointwise minimum over the ordered pairs of a mechanism it is
-    :func:`~mechdesign.privacy.measures.delta_ldp`. ``epsilon`` may be an array (may be
-    negative); same shape.
+    For ``T(P, Q)`` this is the hockey-stick divergence ``H_{e^eps}(Q || P)`` (of the rows
+    each divided by its sum: :func:`tradeoff_function`); for the pointwise minimum over the
+    ordered pairs of a mechanism (:attr:`~TradeoffCurve.parts`: the largest of the parts'
+    readings) it is :func:`~mechdesign.privacy.measures.delta_ldp` of the row-normalised
+    matrix. ``epsilon`` may be an array (may be negative); same shape.
 
-    Rounded outward, for the breakpoints read as exact doubles: each term is evaluated in
-    floating point and raised by its error bound (``u |1 - beta| + 5u e^eps alpha + u |term|``
-    with ``u = 2^-53``: the subtraction, numpy's ``exp`` within ``4u`` and the product, the
-    final difference; plus ``2^-1074`` where the product underflows) and rounded up; for
+    Rounded outward, for the breakpoints and their complements ``1 - beta``
+    (:attr:`~TradeoffCurve.powers`, rounded up) read as exact doubles: each term
+    ``power_j - e^eps alpha_j`` is evaluated in floating point and raised by its error bound
+    (``5u e^eps alpha + u |term|`` with ``u = 2^-53``: numpy's ``exp`` within ``4u`` and the
+    product, the difference; plus ``2^-1074`` where the product underflows) and rounded up; for
     up to :data:`EXACT_READS` epsilons the terms that can be the largest are then evaluated
     at 60 digits and rounded up (:func:`mechdesign._exact.outward`), which removes the
     bound's slack where ``1 - beta`` and ``e^eps alpha`` cancel.
@@ -663,13 +821,16 @@ def delta_from_tradeoff(f: TradeoffCurve, epsilon: Any) -> np.ndarray | float:
     e = np.asarray(epsilon, dtype=float)
     if np.isnan(e).any():
         raise InvalidParameterError(f"epsilon must not be NaN, got {epsilon!r}")
+    if f.parts:
+        out = np.max([np.asarray(delta_from_tradeoff(p, e)) for p in f.parts], axis=0)
+        return float(out) if out.ndim == 0 else out
     with np.errstate(over="ignore"):
         scale = np.exp(e)
     with np.errstate(invalid="ignore", over="ignore"):
-        head = 1.0 - f.betas
+        head = f.powers
         prod = np.where(f.alphas > 0, scale[..., None] * f.alphas, 0.0)
         terms = head - prod
-        err = (_U * np.abs(head) + 5 * _U * prod + _U * np.abs(terms)
+        err = (5 * _U * prod + _U * np.abs(terms)
                + np.where((prod > 0) & (prod < _TINY), _ETA, 0.0))
         hi = np.where(np.isfinite(terms), terms + err, terms)
     top = hi.max(axis=-1)
@@ -684,7 +845,7 @@ def delta_from_tradeoff(f: TradeoffCurve, epsilon: Any) -> np.ndarray | float:
                 continue
             cand = np.flatnonzero(highs[i] >= lows[i].max())
             flat_out[i] = min(1.0, max(0.0, max(outward(_delta_term, eps, float(f.alphas[j]),
-                                                        float(f.betas[j])) for j in cand)))
+                                                        float(f.powers[j])) for j in cand)))
         out = flat_out.reshape(e.shape)
     return float(out) if out.ndim == 0 else out
 
@@ -694,9 +855,9 @@ EXACT_READS = 64
 terms at 60 digits (beyond it, the floating-point evaluation raised by its error bound)."""
 
 
-def _delta_term(eps: Any, a: Any, b: Any) -> Any:
-    """``1 - b - e^eps a`` (``1 - b`` at ``a = 0``) at 60 digits."""
-    return 1 - b - (eps.exp() * a if a > 0 else 0)
+def _delta_term(eps: Any, a: Any, power: Any) -> Any:
+    """``power - e^eps a`` (``power`` at ``a = 0``) at 60 digits."""
+    return power - (eps.exp() * a if a > 0 else 0)
 
 
 # ============================================================================ Gaussian DP

@@ -484,3 +484,91 @@ def test_evidential_and_ordinary_inputs_of_gaussian_approximation_agree():
     ev = EvidentialMechanism.from_mechanism(randomized_response(2, 1.0))
     np.testing.assert_array_equal(tradeoff_curve(ev, GRID),
                                   tradeoff_curve(randomized_response(2, 1.0), GRID))
+
+
+# ---------------------------------------------------------------- readings are upper bounds
+# (issue 31): a pair curve is of the rows each divided by its exact sum, its breakpoints
+# rounded down and their complements up; references below are exact rationals / 60 digits.
+def _normalised(row):
+    from fractions import Fraction
+
+    fr = [Fraction(float(v)) for v in row]
+    return [v / sum(fr) for v in fr]
+
+
+def _hockey_exact(P, Q, eps):
+    """H_{e^eps}(Q || P) of the normalised rows at 60 digits (mpmath)."""
+    with mpmath.workdps(60):
+        e = mpmath.exp(mpmath.mpf(eps))
+        return sum(max(mpmath.mpf(q.numerator) / q.denominator
+                       - e * mpmath.mpf(p.numerator) / p.denominator, 0)
+                   for p, q in zip(_normalised(P), _normalised(Q), strict=True))
+
+
+@pytest.mark.parametrize("P, Q", [
+    ([0.5, 0.5], [0.8, 0.2]),  # 0.8 + 0.2 = 1 + 5.6e-17: read 0.3 by the suffix-sum curve
+    ([0.2, 0.8], [0.7, 0.3]),
+    ([0.1, 0.2, 0.7], [0.3, 0.3, 0.4]),
+])
+@pytest.mark.parametrize("eps", [0.0, 1e-12, 0.3])
+def test_delta_read_from_a_row_summing_above_one_is_an_upper_bound(P, Q, eps):
+    f = tradeoff_function(P, Q)
+    exact = _hockey_exact(P, Q, eps)
+    got = delta_from_tradeoff(f, eps)
+    assert got >= exact
+    assert got <= exact * (1 + 1e-15) + 1e-300
+
+
+def test_powers_keep_their_relative_precision_near_one():
+    # identical rows summing to 1 + 1e-300: the exact curve is 1 - alpha (epsilon 0); a
+    # breakpoint (1e-300, 1 - 1e-300) stored as doubles read ln(1.1e-16 / 1e-300) = 654
+    f = tradeoff_function([0.0, 1e-300, 1.0], [0.0, 1e-300, 1.0])
+    assert f.as_rows() == [(0.0, 1.0), (1.0, 0.0)]
+    assert epsilon_of_tradeoff(f) == 0.0
+    # different rows: the power 1e-300 is kept to full precision, not 1.1e-16
+    g = tradeoff_function([1.0 - 2e-16, 2e-16], [1.0 - 4e-16, 4e-16])
+    assert g.powers[1] == pytest.approx(4e-16, rel=1e-15)
+    assert epsilon_of_tradeoff(g) == pytest.approx(math.log(2), rel=1e-12)
+    assert epsilon_of_tradeoff(g) >= float(mpmath.log(mpmath.mpf(4e-16) / mpmath.mpf(2e-16)))
+
+
+@pytest.mark.parametrize("eps", [1e-12, 0.5, 5.0, 20.0, 30.0])
+def test_binary_rr_epsilon_reads_at_full_precision(eps):
+    p = math.exp(eps) / (1 + math.exp(eps))
+    m = Mechanism([[p, 1 - p], [1 - p, p]])
+    f = tradeoff_function(m.matrix[0], m.matrix[1])
+    with mpmath.workdps(60):  # the rows sum to 1 exactly: ln(p / (1 - p)) of the doubles
+        exact = mpmath.log(mpmath.mpf(p) / mpmath.mpf(1 - p))
+    got = epsilon_of_tradeoff(f)
+    assert got >= exact
+    assert got <= exact * (1 + 4e-16) + 1e-300  # within a couple of ulps of the ratio
+
+
+def test_readings_of_a_mechanism_are_the_largest_over_its_pairs():
+    m = Mechanism([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.2, 0.5]])
+    f = tradeoff_function(m)
+    assert len(f.parts) == 6
+    assert epsilon_of_tradeoff(f) == max(epsilon_of_tradeoff(p) for p in f.parts)
+    assert epsilon_of_tradeoff(f) >= math.log(0.5 / 0.2)
+    for eps in (0.0, 0.2, 0.9):
+        exact = max(_hockey_exact(m.matrix[x], m.matrix[xp], eps)
+                    for x in range(3) for xp in range(3) if x != xp)
+        assert exact <= delta_from_tradeoff(f, eps) <= exact * (1 + 1e-15) + 1e-300
+        # and within rounding of the raw-row measure (these rows sum to 1 up to ulps)
+        assert delta_from_tradeoff(f, eps) == pytest.approx(delta_ldp(m, eps), abs=1e-15)
+
+
+def test_the_curve_stores_complements_rounded_up():
+    from fractions import Fraction
+
+    f = tradeoff_function([0.3, 0.7], [0.6, 0.4])
+    # every stored point lies on or below the exact curve (alphas and betas rounded down)
+    Pn, Qn = _normalised([0.3, 0.7]), _normalised([0.6, 0.4])
+    exact_points = {(Fraction(0), Fraction(1)), (Pn[0], Qn[1]), (Fraction(1), Fraction(0))}
+    for a, b, pw, r in zip(f.alphas, f.betas, f.powers, f.rests, strict=True):
+        match = [(ea, eb) for ea, eb in exact_points
+                 if Fraction(float(a)) <= ea and Fraction(float(b)) <= eb
+                 and Fraction(float(pw)) >= 1 - eb and Fraction(float(r)) >= 1 - ea]
+        assert match, (a, b)
+    with pytest.raises(InvalidParameterError, match="powers"):
+        TradeoffCurve([0.0, 1.0], [1.0, 0.0], powers=[0.5, 1.0])
