@@ -709,6 +709,17 @@ def _certified_rho(s: np.ndarray, eps: np.ndarray, top: float, lower: float) -> 
     return outward(formula, *s.tolist(), *eps.tolist(), top, lower)
 
 
+MAX_ORDERS = 4096
+"""Orders :func:`zcdp_rho` evaluates at most before reporting its bracket as is."""
+
+STALL_ROUNDS = 3
+STALL_GAIN = 0.01
+""":func:`zcdp_rho` stops refining when :data:`STALL_ROUNDS` rounds narrowed the upper end
+by less than this fraction: on nearly equal rows the divergences' rounding bounds (1e-30
+where the divergence is 1e-32) are the bracket's width, and splitting the orders (about 4x
+more per round) cannot narrow it."""
+
+
 def zcdp_rho(mechanism: Any, *, pairs: Iterable | None = None, rtol: float = 1e-9,
              max_rounds: int = 200) -> ZCDP:
     r"""The smallest rho such that the mechanism is rho-zCDP (Bun and Steinke 2016).
@@ -743,7 +754,8 @@ def zcdp_rho(mechanism: Any, *, pairs: Iterable | None = None, rtol: float = 1e-
         Relative width of the bracket at which to stop (> 0).
     max_rounds : int
         Refinement rounds before giving up (the bracket is then reported as is, with
-        ``converged = False``; it is still valid).
+        ``converged = False``; it is still valid). Refinement also stops, unconverged, after
+        :data:`MAX_ORDERS` orders or when :data:`STALL_ROUNDS` rounds stop narrowing it.
 
     Returns
     -------
@@ -775,6 +787,7 @@ def zcdp_rho(mechanism: Any, *, pairs: Iterable | None = None, rtol: float = 1e-
         return ZCDP(0.0, 0.0, 1.0, pair_of(int(ends_arg[0])), True)
     s = (1.0 + np.geomspace(1e-8, 1e4, 49)) - 1.0  # the orders' exact alpha - 1
     eps, arg = _curve(m, idx, 1.0 + s)
+    uppers: list[float] = []
     for _ in range(max_rounds):
         g = eps / (1.0 + s)
         i = int(np.argmax(g))
@@ -789,6 +802,10 @@ def zcdp_rho(mechanism: Any, *, pairs: Iterable | None = None, rtol: float = 1e-
         cut = lower * (1.0 + rtol)
         if upper <= cut:
             return ZCDP(_certified_rho(s, eps, top, lower), lower, best_alpha, best_pair, True)
+        uppers.append(upper)
+        if s.size >= MAX_ORDERS or (len(uppers) > STALL_ROUNDS and upper > (
+                1.0 - STALL_GAIN) * uppers[-1 - STALL_ROUNDS]):
+            break  # splitting no longer narrows the bracket: its width is rounding
         new = [s[0] / 16.0] if bounds[0] > cut else []
         new += [math.sqrt(s[j] * s[j + 1]) for j in range(s.size - 1) if bounds[j + 1] > cut]
         if bounds[-1] > cut:

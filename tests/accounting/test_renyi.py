@@ -395,3 +395,32 @@ def test_bad_mechanisms():
         renyi_epsilon([[0.5, 0.5]], 2.0)
     with pytest.raises(InvalidMechanismError, match=r"-0\.5"):
         renyi_epsilon([[1.5, -0.5], [0.5, 0.5]], 2.0)
+
+
+def test_zcdp_on_nearly_equal_rows_answers_with_a_valid_bracket(monkeypatch):
+    # rows one ulp apart: the divergences (about 1e-32) are smaller than their rounding
+    # bounds, splitting orders cannot narrow the bracket, and the default 200 rounds (about
+    # 4x more orders per round) never returned (issue 31). Counted, not timed.
+    from mechdesign.accounting import renyi
+
+    evaluated = []
+    real = renyi._curve
+
+    def counting(m, idx, alphas):
+        evaluated.append(len(alphas))
+        return real(m, idx, alphas)
+
+    monkeypatch.setattr(renyi, "_curve", counting)
+    Q = [[0.5, 0.5], [0.5, 0.5000000000000001]]
+    z = renyi.zcdp_rho(Q)
+    assert not z.converged
+    assert sum(evaluated) <= 2 * renyi.MAX_ORDERS
+    # the bracket still holds the supremum: rho >= KL (the ratio eps(alpha)/alpha as
+    # alpha -> 1+) of the worst pair, the rows normalised exactly, at 60 digits
+    with mp.workdps(60):
+        r1 = [mp.mpf(0.5), mp.mpf(0.5000000000000001)]
+        w = [v / mp.fsum(r1) for v in r1]
+        kl = max(mp.fsum(a * mp.log(a / b) for a, b in zip(w, [mp.mpf(0.5)] * 2, strict=True)),
+                 mp.fsum(b * mp.log(b / a) for a, b in zip(w, [mp.mpf(0.5)] * 2, strict=True)))
+    assert 0 < kl <= z.rho
+    assert z.lower <= z.rho
