@@ -188,6 +188,15 @@ def float_up(value: Fraction) -> float:
     return f if Fraction(f) >= value else float(np.nextafter(f, math.inf))
 
 
+def linear_up(k: int, a: float, b: float = 0.0) -> float:
+    """The smallest double at or above ``k a + b`` (exact rational arithmetic on the doubles;
+    ``inf`` above the range or when ``a`` or ``b`` is ``inf``)."""
+    if math.isinf(a) or math.isinf(b):
+        return math.inf
+    v = k * Fraction(a) + Fraction(b)
+    return math.inf if v > Fraction(np.finfo(float).max) else float_up(v)
+
+
 # ------------------------------------------------------------------------------ closed forms
 OUTWARD_DIGITS = 60
 """Significant digits at which :func:`outward` evaluates a closed form."""

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from .._algebra import log_multinomial
-from .._exact import dexpm1, float_up, outward
+from .._exact import dexpm1, outward
+from .._exact import linear_up as _linear_up
 from .._exact import up as _up
 from .._exact import up_nonzero as _up_nonzero
 from .._html import value_view
@@ -66,13 +67,6 @@ def _sum_up(values: list[float]) -> float:
         return _up(s) if math.fsum([*values, -s]) > 0 else s
     except OverflowError:  # fsum's intermediate overflow: the exact sum is above the range
         return math.inf
-
-
-def _linear_up(k: int, a: float, b: float = 0.0) -> float:
-    """The smallest double at or above ``k a + b`` (exact rational arithmetic on the doubles;
-    ``inf`` above the range)."""
-    v = k * Fraction(a) + Fraction(b)
-    return math.inf if v > Fraction(np.finfo(float).max) else float_up(v)
 
 
 def basic_composition(epsilons: Any, deltas: Any = None) -> CompositionBound:

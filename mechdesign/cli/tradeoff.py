@@ -9,6 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._exact import linear_up
 from ..errors import InvalidParameterError
 from .mechanisms import (
     add_source_arguments,
@@ -53,10 +54,10 @@ def _curve(m: Mechanism | EvidentialMechanism, kind: str, pair: tuple[int, int] 
     from ..privacy import epsilon_ldp, epsilon_sldp, epsilon_wldp
 
     if kind == "ordinary":
-        return tradeoff_function(m, pair=pair, k=k), k * epsilon_ldp(m)
+        return tradeoff_function(m, pair=pair, k=k), linear_up(k, epsilon_ldp(m))
     if kind == "pessimistic":
-        return pessimistic_function(m, pair, k), k * epsilon_sldp(m)
-    return optimistic_function(m, pair, k), k * epsilon_wldp(m)
+        return pessimistic_function(m, pair, k), linear_up(k, epsilon_sldp(m))
+    return optimistic_function(m, pair, k), linear_up(k, epsilon_wldp(m))
 
 
 def _pure_epsilon(m: Mechanism | EvidentialMechanism, pair: tuple[int, int] | None,
@@ -71,7 +72,7 @@ def _pure_epsilon(m: Mechanism | EvidentialMechanism, pair: tuple[int, int] | No
     plain = ordinary(m)
     if pair is not None:
         plain = Mechanism(plain.matrix[list(pair)])
-    return k * epsilon_ldp(plain)
+    return linear_up(k, epsilon_ldp(plain))
 
 
 def cmd_tradeoff(args: argparse.Namespace) -> int:
