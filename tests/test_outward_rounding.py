@@ -719,7 +719,8 @@ def _(c):
     # rows, each normalised exactly (a row summing to 1 + 5.6e-17 is that distribution)
     N = R.normalised_rows(Q)
     pair = min(R.ONE, R.hockey_stick(N[1], N[0], eps))
-    return [("breakpoints", lib, R.delta_of_breakpoints(f.alphas, f.powers, eps), MEASURE,
+    alphas, _, powers, _ = f.reading_points()
+    return [("breakpoints", lib, R.delta_of_breakpoints(alphas, powers, eps), MEASURE,
              SUM_ATOL),
             ("H(Q||P) of the rows", lib, pair, MEASURE, SUM_ATOL)]
 

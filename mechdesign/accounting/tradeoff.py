@@ -30,8 +30,9 @@ stored rows is that of the rows EACH DIVIDED BY ITS EXACT SUM (a row of doubles 
 ``1 + 5.6e-17``; the excess is spread in proportion, as a sampler drawing from the row
 would). At ``k = 1`` the breakpoints are computed exactly from the doubles' integer
 representations and rounded DOWN, and their complements ``1 - beta`` and ``1 - alpha``
-(:attr:`TradeoffCurve.powers`, :attr:`TradeoffCurve.rests`) rounded UP from the same
-integers, so the polyline lies on or below the exact curve and the readings
+rounded UP from the same integers, all kept with the curve
+(:attr:`TradeoffCurve.exact_points`), so the polyline lies on or below the exact curve and
+the readings
 (:func:`delta_from_tradeoff`, :func:`epsilon_of_tradeoff`) are upper bounds at full relative
 precision (a breakpoint below ``2^-1022`` is subnormal and carries an absolute rounding;
 below ``2^-1074`` it is 0 and the epsilon read is ``inf``). They can differ from
@@ -98,13 +99,15 @@ class TradeoffCurve:
         The values at the breakpoints (non-increasing, in [0, 1]).
     label : str
         A name for legends and tables.
-    powers, rests : ndarray
-        ``1 - beta`` and ``1 - alpha`` at each breakpoint, each rounded UP (by default from
-        the stored doubles, exactly where the subtraction is exact). The readings
-        (:func:`delta_from_tradeoff`, :func:`epsilon_of_tradeoff`) use them: near 1 a double
-        carries ``1 - beta`` only to ``1e-16`` absolute, and a curve computed exactly
-        (:func:`tradeoff_function` of a pair) stores the complements to full relative
-        precision, so a power of 1e-300 is not read as 1e-16.
+    exact_points : tuple of four ndarrays, optional
+        For a curve computed exactly (:func:`tradeoff_function` of a pair): every
+        Neyman-Pearson breakpoint as ``(alphas, betas, powers, rests)``, the first two
+        rounded DOWN, ``powers = 1 - beta`` and ``rests = 1 - alpha`` rounded UP, before any
+        simplification of the polyline. The readings (:func:`delta_from_tradeoff`,
+        :func:`epsilon_of_tradeoff`) use them (:meth:`reading_points`): near 1 a double
+        carries ``1 - beta`` only to ``1e-16`` absolute, so a power of 1e-300 would read as
+        1.1e-16, and a breakpoint whose beta rounds to its neighbour's would be dropped
+        from the polyline with the delta it carries.
     parts : tuple of TradeoffCurve
         For a pointwise minimum (:func:`lower_envelope`), the curves it is the minimum of:
         the readings take the largest of theirs, which is exact for the minimum (its
@@ -122,8 +125,7 @@ class TradeoffCurve:
     alphas: np.ndarray
     betas: np.ndarray
     label: str = field(default="")
-    powers: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
-    rests: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+    exact_points: tuple[np.ndarray, ...] | None = field(default=None, repr=False)
     parts: tuple[TradeoffCurve, ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
@@ -142,11 +144,12 @@ class TradeoffCurve:
         if (b < -1e-12).any() or (b > 1 + 1e-12).any():
             bad = float(b[(b < -1e-12) | (b > 1 + 1e-12)][0])
             raise InvalidParameterError(f"betas must lie in [0, 1], got {bad!r}")
-        pw = _one_minus_up(b) if self.powers is None else _complement(self.powers, b, "powers")
-        rs = _one_minus_up(a) if self.rests is None else _complement(self.rests, a, "rests")
-        for arr, name in ((a, "alphas"), (b, "betas"), (pw, "powers"), (rs, "rests")):
-            arr.flags.writeable = False
-            object.__setattr__(self, name, arr)
+        a.flags.writeable = False
+        b.flags.writeable = False
+        object.__setattr__(self, "alphas", a)
+        object.__setattr__(self, "betas", b)
+        if self.exact_points is not None:
+            object.__setattr__(self, "exact_points", _check_points(self.exact_points))
         object.__setattr__(self, "parts", tuple(self.parts))
 
     def __call__(self, alphas: Any) -> np.ndarray | float:
@@ -184,6 +187,14 @@ class TradeoffCurve:
             slopes = np.diff(self.betas) / np.diff(self.alphas)
         return bool((np.diff(slopes) >= -CONVEXITY_TOL * (1 + np.abs(slopes[1:]))).all())
 
+    def reading_points(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(alphas, betas, powers, rests)`` the readings use: :attr:`exact_points` when
+        the curve has them, else its breakpoints with ``1 - beta`` and ``1 - alpha`` rounded
+        up from the doubles."""
+        if self.exact_points is not None:
+            return self.exact_points  # type: ignore[return-value]
+        return self.alphas, self.betas, _one_minus_up(self.betas), _one_minus_up(self.alphas)
+
     def as_rows(self) -> list[tuple[float, float]]:
         """The breakpoints as ``(alpha, beta)`` tuples."""
         return list(zip(self.alphas.tolist(), self.betas.tolist(), strict=True))
@@ -199,15 +210,27 @@ def _one_minus_up(x: np.ndarray) -> np.ndarray:
     return np.where(t > 0, np.nextafter(r, np.inf), r)
 
 
-def _complement(values: Any, x: np.ndarray, name: str) -> np.ndarray:
-    """Given complements ``1 - x``, checked: finite, in [0, 1], within 1e-12 of ``1 - x``."""
-    c = np.array(values, dtype=float)
-    if c.shape != x.shape or not np.isfinite(c).all() or (c < 0).any() or (c > 1).any() or (
-            np.abs(c - (1.0 - x)) > 1e-12).any():
+def _check_points(points: Any) -> tuple[np.ndarray, ...]:
+    """``exact_points`` checked: four 1-D arrays of one length in [0, 1], the last two
+    within 1e-12 of 1 minus the first two (read-only copies)."""
+    try:
+        arrs = tuple(np.array(v, dtype=float) for v in points)
+    except (TypeError, ValueError):
         raise InvalidParameterError(
-            f"{name} must be 1 minus the breakpoints (same shape, in [0, 1]), got "
-            f"{c[:3].tolist()}...")
-    return c
+            f"exact_points must be four arrays (alphas, betas, powers, rests), got {points!r}"
+        ) from None
+    if len(arrs) != 4 or any(v.ndim != 1 or v.shape != arrs[0].shape for v in arrs):
+        raise InvalidParameterError(
+            "exact_points must be four 1-D arrays of one length (alphas, betas, powers, rests)")
+    a, b, pw, rs = arrs
+    for v in arrs:
+        if not np.isfinite(v).all() or (v < 0).any() or (v > 1).any():
+            raise InvalidParameterError("exact_points must lie in [0, 1]")
+        v.flags.writeable = False
+    if (np.abs(pw - (1.0 - b)) > 1e-12).any() or (np.abs(rs - (1.0 - a)) > 1e-12).any():
+        raise InvalidParameterError(
+            "exact_points: powers and rests must be 1 - beta and 1 - alpha")
+    return arrs
 
 
 def check_alphas(alphas: Any) -> np.ndarray:
@@ -223,36 +246,30 @@ def check_alphas(alphas: Any) -> np.ndarray:
     return x
 
 
-def _simplify(alphas: np.ndarray, betas: np.ndarray, powers: np.ndarray, rests: np.ndarray,
-              join: float = _SAME_ALPHA_RTOL
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _simplify(alphas: np.ndarray, betas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sort, join repeated alphas and drop collinear interior points, never raising the curve.
 
-    Alphas within ``join`` (relative; a few ulps by default, 0 for exactly computed points,
-    whose neighbours may differ by an ulp for a reason) are one breakpoint: the FIRST alpha
-    of the run with its smallest beta, a point below and left of every point of the run,
-    so the polyline does not rise (a curve through points each below and left of a
-    breakpoint of a convex non-increasing curve, consecutive points to consecutive
-    breakpoints, lies below it; 0 survives, and so does the right end, level with its
-    run's smallest beta); its complements are the run's largest. An interior point is
-    dropped when the slopes on its two sides agree to ``_COLLINEAR_TOL`` AND, in exact
-    rational arithmetic, it lies on or above the chord of its neighbours (the last point
-    kept and the next one), so dropping it never raises the curve; an infinite slope (a run
-    of width 1e-324) is never collinear.
+    Alphas within a few ulps are one breakpoint: the FIRST alpha of the run with its
+    smallest beta, a point below and left of every point of the run, so the polyline does
+    not rise (a curve through points each below and left of a breakpoint of a convex
+    non-increasing curve, consecutive points to consecutive breakpoints, lies below it;
+    0 survives, and so does the right end, level with its run's smallest beta). An
+    interior point is dropped when the slopes on its two sides agree to
+    ``_COLLINEAR_TOL`` AND, in exact rational arithmetic, it lies on or above the chord of
+    its neighbours (the last point kept and the next one), so dropping it never raises the
+    curve; an infinite slope (a run of width 1e-324) is never collinear.
     """
     order = np.lexsort((betas, alphas))
-    a, b, pw, rs = alphas[order], betas[order], powers[order], rests[order]
+    a, b = alphas[order], betas[order]
     first = np.ones(len(a), dtype=bool)
-    first[1:] = a[1:] - a[:-1] > join * a[1:]
+    first[1:] = a[1:] - a[:-1] > _SAME_ALPHA_RTOL * a[1:]
     starts = np.flatnonzero(first)
-    end, end_rest = a[-1], rs[-1]
+    end = a[-1]
     a, b = a[starts], np.minimum.reduceat(b, starts)
-    pw, rs = np.maximum.reduceat(pw, starts), np.maximum.reduceat(rs, starts)
     if a[-1] < end:  # keep the right end (level with the run's smallest beta: not higher)
         a, b = np.append(a, end), np.append(b, b[-1])
-        pw, rs = np.append(pw, pw[-1]), np.append(rs, end_rest)
     if len(a) <= 2:
-        return a, b, pw, rs
+        return a, b
     # collinear interior points (candidates by slopes, not cross products: products of
     # 1e-200 masses underflow; then decided exactly)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -262,14 +279,14 @@ def _simplify(alphas: np.ndarray, betas: np.ndarray, powers: np.ndarray, rests: 
             slope[:-1])
     keep = np.ones(len(a), dtype=bool)
     if not same.any():
-        return a, b, pw, rs
+        return a, b
     last = 0
     for i in range(1, len(a) - 1):
         if same[i - 1] and _on_or_above(a[last], b[last], a[i], b[i], a[i + 1], b[i + 1]):
             keep[i] = False
         else:
             last = i
-    return a[keep], b[keep], pw[keep], rs[keep]
+    return a[keep], b[keep]
 
 
 def _on_or_above(a0: float, b0: float, a1: float, b1: float, a2: float, b2: float) -> bool:
@@ -284,51 +301,37 @@ def lower_convex_hull(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndar
     arrays of its vertices in increasing ``a``; the lowest ``b`` is kept for a repeated ``a``.
     A trade-off function is convex, so a curve known at some tests is at most the hull of
     their points, and equal to it when every test is a mixture of those."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    idx = _hull_index(a, b)
-    return a[idx], b[idx]
-
-
-def _hull_index(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Indices of the vertices of the lower convex hull of ``(a[i], b[i])`` in increasing
-    ``a`` (:func:`lower_convex_hull`)."""
     order = np.lexsort((b, a))
+    a, b = a[order], b[order]
     keep = np.ones(len(a), dtype=bool)
-    keep[1:] = a[order][1:] != a[order][:-1]
-    hull: list[int] = []
-    for i in order[keep].tolist():
-        x, y = float(a[i]), float(b[i])
-        while len(hull) >= 2:
-            x1, y1, x2, y2 = a[hull[-2]], b[hull[-2]], a[hull[-1]], b[hull[-1]]
-            if (x2 - x1) * (y - y1) - (y2 - y1) * (x - x1) > 0:
-                break
-            hull.pop()
-        hull.append(i)
-    return np.array(hull, dtype=int)
+    keep[1:] = a[1:] != a[:-1]
+    ha: list[float] = []
+    hb: list[float] = []
+    for x, y in zip(a[keep].tolist(), b[keep].tolist(), strict=True):
+        while len(ha) >= 2 and ((ha[-1] - ha[-2]) * (y - hb[-2])
+                                - (hb[-1] - hb[-2]) * (x - ha[-2])) <= 0:
+            ha.pop()
+            hb.pop()
+        ha.append(x)
+        hb.append(y)
+    return np.array(ha), np.array(hb)
 
 
-def curve_from_points(alphas: Any, betas: Any, label: str = "", *, powers: Any = None,
-                      rests: Any = None, join: float = _SAME_ALPHA_RTOL) -> TradeoffCurve:
+def curve_from_points(alphas: Any, betas: Any, label: str = "") -> TradeoffCurve:
     """The :class:`TradeoffCurve` through the points ``(alphas[i], betas[i])`` in any order:
     values clipped to ``[0, 1]``, alphas within a few ulps joined (smallest beta kept),
     collinear interior points dropped, and the ends ``alpha = 0`` and ``alpha = 1`` added
-    (level with the nearest point) when missing. ``powers`` and ``rests`` are the points'
-    ``1 - beta`` and ``1 - alpha`` rounded up (by default from the clipped doubles);
-    ``join`` the relative distance below which two alphas are one breakpoint."""
+    (level with the nearest point) when missing."""
     a = np.clip(np.asarray(alphas, dtype=float), 0.0, 1.0)
     b = np.clip(np.asarray(betas, dtype=float), 0.0, 1.0)
-    pw = _one_minus_up(b) if powers is None else np.clip(np.asarray(powers, float), 0.0, 1.0)
-    rs = _one_minus_up(a) if rests is None else np.clip(np.asarray(rests, float), 0.0, 1.0)
-    a, b, pw, rs = _simplify(a, b, pw, rs, join)
+    a, b = _simplify(a, b)
     if a[0] != 0.0 or a[-1] != 1.0:
         if a[0] != 0.0:
             a, b = np.concatenate([[0.0], a]), np.concatenate([[b[0]], b])
-            pw, rs = np.concatenate([[pw[0]], pw]), np.concatenate([[1.0], rs])
         if a[-1] != 1.0:
             a, b = np.concatenate([a, [1.0]]), np.concatenate([b, [b[-1]]])
-            pw, rs = np.concatenate([pw, [pw[-1]]]), np.concatenate([rs, [0.0]])
-        a, b, pw, rs = _simplify(a, b, pw, rs, join)
-    return TradeoffCurve(a, b, label, powers=pw, rests=rs)
+        a, b = _simplify(a, b)
+    return TradeoffCurve(a, b, label)
 
 
 # ============================================================================ privacy-loss atoms
@@ -496,23 +499,18 @@ def _pair_curve(P: np.ndarray, Q: np.ndarray, k: int, label: str) -> TradeoffCur
     if P.shape != Q.shape:
         raise InvalidParameterError(
             f"P and Q must have the same length, got {P.shape[0]} and {Q.shape[0]}")
-    a, b, pw, rs = _pair_points(P, Q)
-    return _convex_curve(a, b, label, pw, rs)
+    points = _pair_points(P, Q)
+    return replace(_convex_curve(points[0], points[1], label), exact_points=points)
 
 
-def _convex_curve(alphas: np.ndarray, betas: np.ndarray, label: str,
-                  powers: np.ndarray | None = None, rests: np.ndarray | None = None
-                  ) -> TradeoffCurve:
+def _convex_curve(alphas: np.ndarray, betas: np.ndarray, label: str) -> TradeoffCurve:
     """The curve through Neyman-Pearson breakpoints; when their rounding left it non-convex
     (a beta of 1 - 2e-18 stored as 1.0), the lower convex hull of its breakpoints, which
     lies on or below it."""
-    join = _SAME_ALPHA_RTOL if powers is None else 0.0  # exact points: no rounding to join
-    c = curve_from_points(alphas, betas, label, powers=powers, rests=rests, join=join)
-    if not c.is_convex:
-        i = _hull_index(c.alphas, c.betas)
-        c = curve_from_points(c.alphas[i], c.betas[i], label, powers=c.powers[i],
-                              rests=c.rests[i], join=join)
-    return c
+    curve = curve_from_points(alphas, betas, label)
+    if not curve.is_convex:
+        curve = curve_from_points(*lower_convex_hull(curve.alphas, curve.betas), label)
+    return curve
 
 
 def tradeoff_function(first: Any, second: Any = None, /, *, pair: Any = None,
@@ -717,9 +715,9 @@ def epsilon_of_tradeoff(f: TradeoffCurve) -> float:
     sum: :func:`tradeoff_function`); for a pointwise minimum with
     :attr:`~TradeoffCurve.parts`, the largest of the parts' epsilons.
 
-    Rounded outward: the numerators are the curve's complements
-    (:attr:`~TradeoffCurve.powers`, :attr:`~TradeoffCurve.rests`, rounded up) and the
-    denominators its breakpoints (rounded down for an exact pair curve); the largest ratio is
+    Rounded outward, over :meth:`~TradeoffCurve.reading_points`: the numerators are the
+    complements ``1 - beta`` and ``1 - alpha`` (rounded up) and the denominators the
+    breakpoints (rounded down for an exact pair curve); the largest ratio is
     found in floating point, and every ratio within ``8u`` (relative) of it is evaluated at
     60 digits and rounded up (:func:`mechdesign._exact.outward`), so the value is never below
     the exact one for the stored breakpoints (and, for an exact pair curve, for the pair).
@@ -728,8 +726,9 @@ def epsilon_of_tradeoff(f: TradeoffCurve) -> float:
     """
     if f.parts:
         return max(epsilon_of_tradeoff(p) for p in f.parts)
-    num = np.concatenate([f.powers, f.rests])
-    den = np.concatenate([f.alphas, f.betas])
+    alphas, betas, powers, rests = f.reading_points()
+    num = np.concatenate([powers, rests])
+    den = np.concatenate([alphas, betas])
     live = num > 0
     if not live.any():
         return 0.0
@@ -809,8 +808,8 @@ def delta_from_tradeoff(f: TradeoffCurve, epsilon: Any) -> np.ndarray | float:
     readings) it is :func:`~mechdesign.privacy.measures.delta_ldp` of the row-normalised
     matrix. ``epsilon`` may be an array (may be negative); same shape.
 
-    Rounded outward, for the breakpoints and their complements ``1 - beta``
-    (:attr:`~TradeoffCurve.powers`, rounded up) read as exact doubles: each term
+    Rounded outward, for the :meth:`~TradeoffCurve.reading_points` (breakpoints and their
+    complements ``1 - beta``, rounded up) read as exact doubles: each term
     ``power_j - e^eps alpha_j`` is evaluated in floating point and raised by its error bound
     (``5u e^eps alpha + u |term|`` with ``u = 2^-53``: numpy's ``exp`` within ``4u`` and the
     product, the difference; plus ``2^-1074`` where the product underflows) and rounded up; for
@@ -824,11 +823,12 @@ def delta_from_tradeoff(f: TradeoffCurve, epsilon: Any) -> np.ndarray | float:
     if f.parts:
         out = np.max([np.asarray(delta_from_tradeoff(p, e)) for p in f.parts], axis=0)
         return float(out) if out.ndim == 0 else out
+    alphas, _, powers, _ = f.reading_points()
     with np.errstate(over="ignore"):
         scale = np.exp(e)
     with np.errstate(invalid="ignore", over="ignore"):
-        head = f.powers
-        prod = np.where(f.alphas > 0, scale[..., None] * f.alphas, 0.0)
+        head = powers
+        prod = np.where(alphas > 0, scale[..., None] * alphas, 0.0)
         terms = head - prod
         err = (5 * _U * prod + _U * np.abs(terms)
                + np.where((prod > 0) & (prod < _TINY), _ETA, 0.0))
@@ -838,14 +838,14 @@ def delta_from_tradeoff(f: TradeoffCurve, epsilon: Any) -> np.ndarray | float:
     out = np.clip(np.where(top > 0, np.nextafter(top, np.inf), top), 0.0, 1.0)
     if e.size <= EXACT_READS:
         flat_e, flat_out = e.ravel(), out.ravel()
-        lows = (terms - err).reshape(-1, f.alphas.size)
-        highs = hi.reshape(-1, f.alphas.size)
+        lows = (terms - err).reshape(-1, alphas.size)
+        highs = hi.reshape(-1, alphas.size)
         for i, eps in enumerate(flat_e.tolist()):
             if flat_out[i] == 0.0 or math.isinf(eps):
                 continue
             cand = np.flatnonzero(highs[i] >= lows[i].max())
-            flat_out[i] = min(1.0, max(0.0, max(outward(_delta_term, eps, float(f.alphas[j]),
-                                                        float(f.powers[j])) for j in cand)))
+            flat_out[i] = min(1.0, max(0.0, max(outward(_delta_term, eps, float(alphas[j]),
+                                                        float(powers[j])) for j in cand)))
         out = flat_out.reshape(e.shape)
     return float(out) if out.ndim == 0 else out
 

@@ -527,7 +527,7 @@ def test_powers_keep_their_relative_precision_near_one():
     assert epsilon_of_tradeoff(f) == 0.0
     # different rows: the power 1e-300 is kept to full precision, not 1.1e-16
     g = tradeoff_function([1.0 - 2e-16, 2e-16], [1.0 - 4e-16, 4e-16])
-    assert g.powers[1] == pytest.approx(4e-16, rel=1e-15)
+    assert g.exact_points[2][1] == pytest.approx(4e-16, rel=1e-15)
     assert epsilon_of_tradeoff(g) == pytest.approx(math.log(2), rel=1e-12)
     assert epsilon_of_tradeoff(g) >= float(mpmath.log(mpmath.mpf(4e-16) / mpmath.mpf(2e-16)))
 
@@ -565,10 +565,25 @@ def test_the_curve_stores_complements_rounded_up():
     # every stored point lies on or below the exact curve (alphas and betas rounded down)
     Pn, Qn = _normalised([0.3, 0.7]), _normalised([0.6, 0.4])
     exact_points = {(Fraction(0), Fraction(1)), (Pn[0], Qn[1]), (Fraction(1), Fraction(0))}
-    for a, b, pw, r in zip(f.alphas, f.betas, f.powers, f.rests, strict=True):
+    for a, b, pw, r in zip(*f.exact_points, strict=True):
         match = [(ea, eb) for ea, eb in exact_points
                  if Fraction(float(a)) <= ea and Fraction(float(b)) <= eb
                  and Fraction(float(pw)) >= 1 - eb and Fraction(float(r)) >= 1 - ea]
         assert match, (a, b)
     with pytest.raises(InvalidParameterError, match="powers"):
-        TradeoffCurve([0.0, 1.0], [1.0, 0.0], powers=[0.5, 1.0])
+        TradeoffCurve([0.0, 1.0], [1.0, 0.0], exact_points=([0, 1], [1, 0], [0.5, 1], [1, 0]))
+
+
+def test_a_breakpoint_the_polyline_drops_still_carries_its_delta():
+    # rows summing to 1 - 3e-16 and 1 + 1e-18: the breakpoint after the two outputs where
+    # Q > P has beta 1 - 1e-18 - 1.5e-323, which rounds down to the beta before it, so the
+    # polyline (convex hull of the doubles) drops it; its power 1e-18 + 5.3e-34 minus its
+    # alpha 1e-18 is the delta at eps = 0 (5.26e-34 exactly: a hypothesis example)
+    P = [0.0, 1.0, 9.99999999999997e-299, 1e-18]
+    Q = [1.5e-323, 0.9999999999999997, 9.99999999999997e-299, 1.0000000000000003e-18]
+    f = tradeoff_function(P, Q)
+    assert len(f) == 2  # the polyline: the drop happened
+    exact = _hockey_exact(P, Q, 0.0)
+    assert exact > 5e-34
+    # above by at most the roundings of the power and the alpha (an ulp of 1e-18 each)
+    assert exact <= delta_from_tradeoff(f, 0.0) <= exact + 2 * np.spacing(1e-18)
