@@ -14,6 +14,8 @@ everything else lives in a namespace that answers one question:
 * :mod:`mechdesign.estimation`: estimators, variances, Cramer-Rao bounds, simulation;
 * :mod:`mechdesign.oracles`: frequency oracles for large domains (k-RR, unary encodings,
   subset selection, Hadamard response, local hashing) with sampling and estimation;
+  :class:`Randomizer` is the protocol a Mechanism, an EvidentialMechanism and every oracle
+  share, and :func:`estimate` estimates frequencies from any of them;
 * :mod:`mechdesign.design`: design problems, objectives, results (the only cvxpy user);
 * :mod:`mechdesign.frontier`, :mod:`mechdesign.io`, :mod:`mechdesign.plotting`,
   :mod:`mechdesign.catalog`, :mod:`mechdesign.losses`, :mod:`mechdesign.neighbors`;
@@ -48,6 +50,7 @@ _NAMES = {
     # values and constructors
     "Mechanism": ".mechanism",
     "EvidentialMechanism": ".evidential",
+    "Randomizer": ".randomizer",
     "randomized_response": ".catalog",
     "warner": ".catalog",
     "dont_know": ".catalog",
@@ -75,6 +78,8 @@ _NAMES = {
     "WorstCaseLoss": ".design",
     "MutualInformation": ".design",
     "EstimationVariance": ".design",
+    # estimation from any randomizer's survey
+    "estimate": ".oracles.survey",
     # Warner versus "don't know"
     "dont_know_analysis": ".estimation",
     "variance_warner": ".estimation",

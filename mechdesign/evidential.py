@@ -8,6 +8,7 @@ function ``m_x`` on non-empty subsets of the outputs Y; ``bel_x(E) = sum_{B subs
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -162,6 +163,22 @@ class EvidentialMechanism:
     def to_mechanism(self) -> Mechanism:
         """The ordinary mechanism whose outputs are the messages (the focal sets)."""
         return Mechanism(self.masses, self.inputs, self.focal_sets)
+
+    @cached_property
+    def _messages(self) -> Mechanism:
+        """:meth:`to_mechanism`, built once (its exact sampler is then built once too)."""
+        return self.to_mechanism()
+
+    def sample(self, x: Any, rng: Any = None) -> Any:
+        """Draw one message for each input index in ``x``: the index of a focal set (a column
+        of :attr:`masses`), drawn from the row's mass function.
+
+        This is :meth:`Mechanism.sample <mechdesign.mechanism.Mechanism.sample>` of
+        :meth:`to_mechanism` (``rng=None``: exact draws from the operating system's secure
+        source, the same work for every input; an int seed or a numpy Generator: reproducible
+        draws for experiments); ``focal_sets[i]`` is the message of index ``i``.
+        """
+        return self._messages.sample(x, rng)
 
     @property
     def is_bayesian(self) -> bool:

@@ -137,6 +137,11 @@ class Mechanism:
             [(a, b) for a in self.outputs for b in other.outputs],
         )
 
+    def to_mechanism(self) -> Mechanism:
+        """The mechanism itself (every :class:`~mechdesign.randomizer.Randomizer` has an
+        explicit matrix form; a Mechanism is one)."""
+        return self
+
     # ------------------------------------------------------------------ sampling
     def _check_input_indices(self, x: Any) -> np.ndarray:
         arr = np.asarray(x)

@@ -398,6 +398,8 @@ NOT_RESULTS = {
     "PosteriorVulnerability",
     # abstract base, enum, and the compiled cvxpy program (the escape hatch's machinery)
     "FrequencyOracle", "Status", "Program", "FeasibleSet",
+    # protocols (a structural type: the values that satisfy it have their own forms)
+    "Randomizer",
 }
 
 OUTSIDE_THIS_CHANGE: set[str] = set()  # every public result type has its forms now

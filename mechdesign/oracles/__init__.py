@@ -18,6 +18,7 @@ from .hadamard import HadamardResponse
 from .local_hashing import LocalHashing
 from .randomized_response import RandomizedResponse
 from .subset import SubsetSelection, best_subset_size
+from .survey import estimate
 from .unary import UnaryEncoding
 
 ORACLES: dict[str, type[FrequencyOracle]] = {
@@ -47,4 +48,4 @@ def oracle_from_dict(data: dict) -> FrequencyOracle:
 
 __all__ = ["ORACLES", "POST_PROCESSING", "FrequencyOracle", "HadamardResponse",
            "LocalHashing", "RandomizedResponse", "SubsetSelection", "UnaryEncoding",
-           "best_subset_size", "oracle", "oracle_from_dict"]
+           "best_subset_size", "estimate", "oracle", "oracle_from_dict"]

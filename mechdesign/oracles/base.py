@@ -111,6 +111,28 @@ class FrequencyOracle(ABC):
         return min(log1p_up(self.ratio_excess), self.epsilon) if self.epsilon > 0 else 0.0
 
     @property
+    def n_inputs(self) -> int:
+        """Number of inputs, ``k`` (the :class:`~mechdesign.randomizer.Randomizer` name)."""
+        return self.k
+
+    def pair_atoms(self) -> list[tuple[Fraction, Fraction]]:
+        r"""The law of one report under two distinct inputs ``x != x'``, grouped by likelihood
+        ratio: pairs ``(P_x(G), P_x'(G))`` of exact rationals over groups G of reports that
+        partition the reports (each side sums to 1).
+
+        Every oracle here treats all pairs of distinct inputs alike, so one list serves every
+        pair, and the privacy measures follow from it without the matrix:
+
+        .. math:: e^{\varepsilon} = \max_G \frac{P_x(G)}{P_{x'}(G)}, \qquad
+                  \delta(\varepsilon) = \sum_G \max\big(0,\ P_x(G) - e^\varepsilon P_{x'}(G)\big)
+
+        (within a group the ratio is constant, so grouping changes neither sum; Huang &
+        Canonne, Def. 2.2). Subclasses without a closed form raise ``NotImplementedError``;
+        the measures then build the matrix (:meth:`to_mechanism`).
+        """
+        raise NotImplementedError(f"{type(self).__name__} gives no closed-form pair law")
+
+    @property
     def parameters(self) -> dict[str, Any]:
         """The constructor's arguments (what :func:`~mechdesign.oracles.oracle` rebuilds from)."""
         return {"k": self.k, "epsilon": self.epsilon}

@@ -50,6 +50,13 @@ class HadamardResponse(FrequencyOracle):
         self.q_star = Fraction(1, 2)
         self.ratio_excess = 2 * (1 - t) / t
 
+    def pair_atoms(self) -> list[tuple[Fraction, Fraction]]:
+        """Reports in ``C_x`` only, ``C_x'`` only, both and neither: ``K/4`` each (two
+        distinct non-zero rows of H are independent parities; see the base class)."""
+        t = Fraction(self._noise, ONE)
+        inside, outside = (2 - t) / 4, t / 4  # K/4 reports of 2(1-t)/K + t/K, or of t/K
+        return [(inside, outside), (outside, inside), (inside, inside), (outside, outside)]
+
     @property
     def n_outputs(self) -> int:
         return self.K

@@ -103,6 +103,17 @@ class LocalHashing(FrequencyOracle):
     def parameters(self) -> dict[str, Any]:
         return {"k": self.k, "epsilon": self.epsilon, "g": self.g, "hash_bits": self.hash_bits}
 
+    def pair_atoms(self) -> list[tuple[Fraction, Fraction]]:
+        """A seed puts x and x' in distinct buckets with probability ``1 - gamma`` (the hash
+        pair is uniform): then bucket(x), bucket(x') and the ``g - 2`` others; otherwise their
+        common bucket and the ``g - 1`` others (see the base class)."""
+        t, g, gamma = Fraction(self._noise, ONE), self.g, self.gamma
+        hit, miss = 1 - t + t / g, t / g
+        apart = 1 - gamma
+        rest = (apart * (g - 2) + gamma * (g - 1)) * miss
+        return [(apart * hit, apart * miss), (apart * miss, apart * hit),
+                (gamma * hit, gamma * hit), (rest, rest)]
+
     @property
     def n_outputs(self) -> int:
         return (1 << (2 * self.hash_bits)) * self.g

@@ -35,6 +35,11 @@ class RandomizedResponse(FrequencyOracle):
         self.q_star = t / self.k
         self.ratio_excess = self.k * (1 - t) / t
 
+    def pair_atoms(self) -> list[tuple[Fraction, Fraction]]:
+        """Reports ``x``, ``x'`` and the ``k - 2`` others (see the base class)."""
+        p, q = self.p_star, self.q_star
+        return [(p, q), (q, p), ((self.k - 2) * q, (self.k - 2) * q)]
+
     @property
     def n_outputs(self) -> int:
         return self.k

@@ -107,6 +107,19 @@ class SubsetSelection(FrequencyOracle):
     def parameters(self) -> dict[str, Any]:
         return {"k": self.k, "epsilon": self.epsilon, "d": self.d}
 
+    def pair_atoms(self) -> list[tuple[Fraction, Fraction]]:
+        """Subsets holding x only, x' only, both and neither: ``C(k-2, d-1)``,
+        ``C(k-2, d-1)``, ``C(k-2, d-2)`` and ``C(k-2, d)`` of them, each with the module
+        docstring's probability inside or outside (see the base class)."""
+        k, d = self.k, self.d
+        t = Fraction(self._noise, ONE)
+        outside = t / math.comb(k, d)
+        inside = (1 - t) / math.comb(k - 1, d - 1) + outside
+        one, both, neither = (math.comb(k - 2, j) if j >= 0 else 0
+                                for j in (d - 1, d - 2, d))
+        return [(one * inside, one * outside), (one * outside, one * inside),
+                (both * inside, both * inside), (neither * outside, neither * outside)]
+
     @property
     def n_outputs(self) -> int:
         return math.comb(self.k, self.d)

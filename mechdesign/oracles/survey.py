@@ -39,7 +39,9 @@ from ..estimation.estimators import (
     project_simplex,
 )
 from ..estimation.fisher import cramer_rao
+from ..estimation.inputs import as_counts
 from ..estimation.variances import covariance_inverse
+from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from .base import POST_PROCESSING, FrequencyOracle
 
@@ -180,3 +182,97 @@ def estimate_survey(randomizer: FrequencyOracle | Mechanism, reports: Any,
     adjusted = {"none": est, "project": project_simplex(est), "norm-sub": norm_sub(est)}[post]
     return SurveyEstimate(values, n, est, se, est - z * se, est + z * se, conf, post,
                           adjusted, estimator)
+
+
+def _output_counts(mech: Mechanism, reports: Any) -> np.ndarray:
+    """Counts of a mechanism's output indices (a 1-D integer array; typed errors naming the
+    offending index, or an empty survey)."""
+    idx = np.asarray(reports)
+    if idx.ndim != 1 or idx.dtype.kind not in "iu":
+        raise InvalidParameterError(
+            f"a mechanism's reports are output indices (a 1-D integer array), got dtype "
+            f"{idx.dtype} and shape {idx.shape}")
+    if idx.size and (idx.min() < 0 or idx.max() >= mech.n_outputs):
+        bad = idx[(idx < 0) | (idx >= mech.n_outputs)][0]
+        raise InvalidParameterError(f"output index {int(bad)} is outside 0..{mech.n_outputs - 1}")
+    if idx.size == 0:
+        raise InvalidParameterError("no reports: nothing to estimate")
+    return np.bincount(idx.astype(np.int64), minlength=mech.n_outputs)
+
+
+def estimate(randomizer: Any, reports: Any = None, *, counts: Any = None, n: int | None = None,
+             post: str = "none") -> np.ndarray:
+    r"""The input frequencies behind a survey, for any randomizer: one entry point.
+
+    * :class:`~mechdesign.oracles.base.FrequencyOracle`: its unbiased support-count estimator
+      ``(C_v / n - q^*) / (p^* - q^*)`` (:meth:`~mechdesign.oracles.base.FrequencyOracle.
+      estimate`; Wang et al., USENIX Security 2017, s.4), from ``reports`` (what its
+      ``sample`` returns) or from support ``counts`` ``C_v`` with the number of reports ``n``;
+    * :class:`~mechdesign.mechanism.Mechanism` (or an evidential mechanism, read over its
+      messages): the unbiased inverse estimator ``pi = (counts / n) L``, ``L`` the
+      least-squares inverse of ``Q`` on ``sum(pi) = 1``
+      (:func:`~mechdesign.estimation.estimators.estimate_inverse`), from ``reports`` (output
+      indices, what ``sample`` returns) or output ``counts`` (last axis of length
+      ``n_outputs``, a batch of surveys allowed).
+
+    Parameters
+    ----------
+    randomizer : Mechanism, EvidentialMechanism or FrequencyOracle
+    reports : array_like, optional
+        The reports; give exactly one of ``reports`` and ``counts``.
+    counts : array_like, optional
+        A mechanism's output counts, or an oracle's support counts (then ``n`` is required:
+        a report can support several values).
+    n : int, optional
+        Number of reports behind an oracle's support ``counts`` (not used otherwise).
+    post : {"none", "project", "norm-sub"}
+        ``"none"``: the unbiased estimate (entries may be negative or above 1);
+        ``"project"``: its Euclidean projection onto the simplex; ``"norm-sub"``: Norm-Sub
+        (Wang et al. 2020). Both give a distribution and are biased.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(k,)`` (``counts.shape[:-1] + (k,)`` for a batch of a mechanism's counts).
+
+    Raises
+    ------
+    InvalidParameterError
+        Neither or both of ``reports`` and ``counts``, an unknown ``post``, reports or counts
+        of the wrong shape or range (the value is named), an empty survey, a randomizer of
+        another type.
+
+    See Also
+    --------
+    estimate_survey : the same estimates with standard errors and confidence intervals.
+
+    Examples
+    --------
+    Counts exactly proportional to the output law ``f @ Q`` give back ``f``:
+
+    >>> import numpy as np, mechdesign as md
+    >>> rr = md.randomized_response(3, 1.0)
+    >>> md.estimate(rr, counts=1000 * (np.array([0.5, 0.3, 0.2]) @ rr.matrix)).round(12)
+    array([0.5, 0.3, 0.2])
+    """
+    if post not in POST_PROCESSING:
+        raise InvalidParameterError(f"post must be one of {POST_PROCESSING}, got {post!r}")
+    if (reports is None) == (counts is None):
+        raise InvalidParameterError("give the survey as reports or as counts (exactly one)")
+    if isinstance(randomizer, FrequencyOracle):
+        if counts is None:
+            return randomizer.estimate(reports, post)
+        if n is None:
+            raise InvalidParameterError("an oracle's support counts need n, the number of "
+                                        "reports (a report can support several values)")
+        return randomizer.estimate_counts(counts, n, post)
+    if not isinstance(randomizer, Mechanism | EvidentialMechanism):
+        raise InvalidParameterError(
+            f"need a Mechanism, an EvidentialMechanism or a FrequencyOracle, got "
+            f"{type(randomizer).__name__}")
+    mech = randomizer.to_mechanism()
+    c = _output_counts(mech, reports) if counts is None else as_counts(counts, mech.n_outputs)
+    est = estimate_inverse(mech, c)
+    if post == "project":
+        return project_simplex(est)
+    return norm_sub(est) if post == "norm-sub" else est

@@ -54,6 +54,13 @@ class UnaryEncoding(FrequencyOracle):
     def parameters(self) -> dict[str, Any]:
         return {"k": self.k, "epsilon": self.epsilon, "optimized": self.optimized}
 
+    def pair_atoms(self) -> list[tuple[Fraction, Fraction]]:
+        """Grouped by bits ``(b_x, b_x')`` = (1, 0), (0, 1), (1, 1), (0, 0); the other bits
+        have the same law under both inputs (see the base class)."""
+        p, q = self.p_star, self.q_star
+        return [(p * (1 - q), q * (1 - p)), (q * (1 - p), p * (1 - q)), (p * q, p * q),
+                ((1 - p) * (1 - q), (1 - p) * (1 - q))]
+
     @property
     def n_outputs(self) -> int:
         return 1 << self.k

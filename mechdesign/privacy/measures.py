@@ -40,8 +40,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._coerce import as_evidential, as_mechanism
-from .._exact import dyadic_integers, event_sums, log_ratio, round_up
+from .._coerce import as_evidential, as_mechanism, closed_form
+from .._exact import dyadic_integers, event_sums, exp_bracket, float_up, log_ratio, round_up
 from .._html import value_view
 from .._validation import check_epsilon
 from ..errors import InvalidParameterError, MechdesignError
@@ -95,15 +95,25 @@ def epsilon_ldp(m: Any, *, pairs: Any = None, graph: Any = None) -> float:
     it, with a relation). An :class:`EvidentialMechanism` is measured over its messages
     (this is mass SLDP).
 
+    A frequency oracle (any :class:`~mechdesign.randomizer.ClosedFormPrivacy` randomizer) is
+    measured without its matrix: its
+    :attr:`~mechdesign.oracles.base.FrequencyOracle.epsilon_exact`, an upper bound within a
+    few ulps on the epsilon of its exact (rational) probabilities, the same for every pair of
+    distinct inputs. Other randomizers are measured on ``to_mechanism()``.
+
     Parameters
     ----------
-    m : Mechanism, EvidentialMechanism or array_like
+    m : Randomizer (Mechanism, EvidentialMechanism, FrequencyOracle) or array_like
     pairs : iterable of pairs, optional
         The neighbouring pairs (labels or row indices; both orders are measured), see
         :func:`~mechdesign.neighbors.neighbour_pairs`. Default: every pair of inputs.
     graph : networkx graph, optional
         The neighbour relation as a graph on the input labels (instead of ``pairs``).
     """
+    law = closed_form(m)
+    if law is not None:
+        neighbour_pairs(range(law.n_inputs), pairs, graph)  # validated; every pair alike
+        return float(law.epsilon_exact)
     mech = as_mechanism(m)
     Q = mech.matrix
     relation = neighbour_pairs(mech.inputs, pairs, graph)
@@ -183,9 +193,13 @@ def delta_ldp(m: Any, epsilon: float, *, pairs: Any = None, graph: Any = None) -
     (Huang & Canonne, Defs. 2.1-2.2, with ``x ~ x'`` in place of ``x != x'`` for a
     relation; worst event ``{y : Q[x, y] > e^eps Q[x', y]}``.)
 
+    A frequency oracle with a closed-form pair law (``pair_atoms``, see
+    :class:`~mechdesign.randomizer.ClosedFormPrivacy`) is measured without its matrix
+    (:func:`pair_law_delta`); other randomizers on ``to_mechanism()``.
+
     Parameters
     ----------
-    m : Mechanism or array_like
+    m : Randomizer (Mechanism, EvidentialMechanism, FrequencyOracle) or array_like
     epsilon : float
         ``>= 0``; ``inf`` gives the mass a row puts where its neighbour has none.
     pairs : iterable of pairs, optional
@@ -195,6 +209,15 @@ def delta_ldp(m: Any, epsilon: float, *, pairs: Any = None, graph: Any = None) -
         The neighbour relation as a graph on the input labels (instead of ``pairs``).
     """
     eps = check_epsilon(epsilon, allow_inf=True)
+    law = closed_form(m)
+    if law is not None:
+        try:
+            atoms = law.pair_atoms()
+        except NotImplementedError:
+            atoms = None  # no closed form: measured on the matrix below
+        if atoms is not None:
+            neighbour_pairs(range(law.n_inputs), pairs, graph)  # validated; every pair alike
+            return pair_law_delta(atoms, eps)
     mech = as_mechanism(m)
     Q = mech.matrix
     relation = neighbour_pairs(mech.inputs, pairs, graph)
@@ -207,6 +230,27 @@ def delta_ldp(m: Any, epsilon: float, *, pairs: Any = None, graph: Any = None) -
     for x in range(Q.shape[0]):
         best = max(best, float(hockey_stick(Q[x][None, :], Q, eps).max()))
     return best
+
+
+def pair_law_delta(atoms: Any, epsilon: float) -> float:
+    r"""An upper bound on the hockey-stick divergence of a pair law given as exact rationals.
+
+    .. math:: \delta(\varepsilon) = \sum_G \max\big(0,\ P(G) - e^\varepsilon P'(G)\big)
+
+    ``atoms`` are pairs ``(P(G), P'(G))`` (fractions; see
+    :meth:`~mechdesign.oracles.base.FrequencyOracle.pair_atoms`). The sum is exact in
+    rationals with ``e^eps`` replaced by a rational lower bound
+    (:func:`~mechdesign._exact.exp_bracket`, 60 digits), which can only raise it, then rounded
+    up to a double (:func:`~mechdesign._exact.float_up`) and capped at 1. ``eps = inf`` gives
+    the mass of P where P' vanishes. Huang & Canonne, Def. 2.2.
+    """
+    pairs = [(Fraction(p), Fraction(q)) for p, q in atoms]
+    if math.isinf(epsilon):
+        total = sum((p for p, q in pairs if q == 0), Fraction(0))
+    else:
+        low = exp_bracket(epsilon)[0]  # <= e^eps
+        total = sum((max(Fraction(0), p - low * q) for p, q in pairs), Fraction(0))
+    return min(float_up(total), 1.0)
 
 
 def pairwise_log_ratios(Q: np.ndarray) -> np.ndarray:
