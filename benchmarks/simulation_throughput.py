@@ -72,7 +72,7 @@ def baseline_vectorised_per_respondent(n: int, reps: int, seed: int) -> float:
 
 
 def ours(n: int, reps: int, seed: int) -> float:
-    return simulate_dont_know(P, Q, PI, n, reps=reps, seed=seed).mse
+    return simulate_dont_know(P, Q, PI, n, reps=reps, rng=seed).mse
 
 
 def main() -> None:

@@ -316,3 +316,26 @@ def check_labels(labels: Any, n: int | None, what: str) -> tuple:
     if not distinct:
         raise InvalidMechanismError(f"{what} labels must be distinct, got {out!r}")
     return out
+
+
+NOT_GIVEN: Any = object()
+"""Default of a deprecated keyword: tells "not passed" from any value the caller can give."""
+
+
+def renamed_rng(rng: Any, seed: Any, where: str) -> Any:
+    """The random source of ``where``, given as ``rng`` or by its deprecated name ``seed``.
+
+    ``seed`` (kept for one release) emits a :class:`DeprecationWarning` naming ``rng`` and is
+    returned; passing both raises :class:`~mechdesign.errors.InvalidParameterError`. The
+    library names its random source ``rng`` everywhere (``Mechanism.sample``,
+    ``FrequencyOracle.sample``, the simulations).
+    """
+    if seed is NOT_GIVEN:
+        return rng
+    if rng is not None:
+        raise InvalidParameterError(
+            f"{where}: give the random source once, as rng (seed is its deprecated name); "
+            f"got rng={rng!r} and seed={seed!r}")
+    warnings.warn(f"{where}(seed=...) is deprecated and will be removed in the next release; "
+                  f"use rng=", DeprecationWarning, stacklevel=3)
+    return seed

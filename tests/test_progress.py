@@ -84,7 +84,7 @@ def test_frontier_and_simulate_take_a_callable():
     # k-RR's (k-1)/(e^eps+k-1) at eps = 1 (Kairouz, Oh, Viswanath 2016)
     assert f.values[1] == pytest.approx(2 / (np.e + 2), rel=1e-7)
     counts = []
-    md.simulate(md.randomized_response(2, 1.0), "inverse", 0.3, 50, reps=300, seed=1,
+    md.simulate(md.randomized_response(2, 1.0), "inverse", 0.3, 50, reps=300, rng=1,
                 chunk_size=100, progress=lambda i, n: counts.append((i, n)))
     assert counts == [(100, 300), (200, 300), (300, 300)]
 

@@ -9,7 +9,7 @@ multinomial as m - 1 binomials, so the cost does not grow with n).
 Reproducibility: the surveys are cut into chunks of ``chunk_size``; chunk i draws from the
 i-th child of ``numpy.random.SeedSequence(seed).spawn(...)``, and the per-chunk statistics are
 combined in chunk order (Chan, Golub & LeVeque's pairwise update). The result therefore
-depends on ``seed``, ``reps`` and ``chunk_size`` only, never on the number of worker processes.
+depends on ``rng``, ``reps`` and ``chunk_size`` only, never on the number of worker processes.
 
 Surveys on which the estimator is undefined (NaN, e.g. ``n1 + n2 = 0`` for Q_2x3) are
 redrawn, as the paper does (``docs/belief_functions.md`` s.5): the statistics are those of the
@@ -29,7 +29,7 @@ import numpy as np
 from .._coerce import as_mechanism
 from .._html import value_view
 from .._progress import Progress, ProgressArg
-from .._validation import check_int
+from .._validation import NOT_GIVEN, check_int, renamed_rng
 from ..catalog import dont_know
 from ..errors import InvalidParameterError
 from .estimators import (
@@ -190,10 +190,12 @@ def as_seed_sequence(seed: Any) -> np.random.SeedSequence:
 
     Parameters
     ----------
-    seed : None, int or numpy.random.SeedSequence
+    seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
         ``None``: fresh OS entropy (recorded in the result's ``entropy``, so the run can be
         repeated); a non-negative int: ``SeedSequence(seed)``; a ``SeedSequence``: returned
-        as is (a child spawned by the caller keeps its place in the caller's tree).
+        as is (a child spawned by the caller keeps its place in the caller's tree); a
+        ``Generator``: ``SeedSequence`` of four 63-bit words drawn from it (reproducible
+        from the generator's state, and advancing it).
 
     Returns
     -------
@@ -208,18 +210,21 @@ def as_seed_sequence(seed: Any) -> np.random.SeedSequence:
     """
     if seed is None or (isinstance(seed, int | np.integer) and not isinstance(seed, bool)):
         if seed is not None and seed < 0:
-            raise InvalidParameterError(f"seed must be >= 0, got {seed}")
+            raise InvalidParameterError(f"rng must be a seed >= 0, got {seed}")
         return np.random.SeedSequence(None if seed is None else int(seed))
     if isinstance(seed, np.random.SeedSequence):
         return seed
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(seed.integers(0, 2**63, size=4).tolist())
     raise InvalidParameterError(
-        f"seed must be None, a non-negative int or a numpy SeedSequence, got {seed!r}")
+        f"rng must be None, a non-negative int, a numpy SeedSequence or a numpy Generator, "
+        f"got {seed!r}")
 
 
 def simulate(mechanism: Any, estimator: str | Callable, pi: Any, n: int, reps: int = 1000,
-             seed: Any = None, *, redraw_undefined: bool = True, chunk_size: int = 1000,
+             rng: Any = None, *, redraw_undefined: bool = True, chunk_size: int = 1000,
              workers: int = 1, executor: Executor | None = None,
-             progress: ProgressArg = False) -> SimulationResult:
+             progress: ProgressArg = False, seed: Any = NOT_GIVEN) -> SimulationResult:
     r"""Simulate ``reps`` surveys of ``n`` respondents and summarise an estimator's error.
 
     Parameters
@@ -244,13 +249,15 @@ def simulate(mechanism: Any, estimator: str | Callable, pi: Any, n: int, reps: i
         Respondents per survey (``>= 1``).
     reps : int
         Number of surveys (``>= 2``, so that the standard error exists).
-    seed : None, int or numpy.random.SeedSequence
-        The root of the per-chunk seeds (``None``: fresh OS entropy).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        The root of the per-chunk seeds (``None``: fresh OS entropy; see
+        :func:`as_seed_sequence`). ``seed=``, its former name, still works for one release
+        with a :class:`DeprecationWarning`.
     redraw_undefined : bool
         Redraw surveys whose estimate is NaN (default, as in the paper); with ``False`` they
         are kept and the summaries become NaN.
     chunk_size : int
-        Surveys per vectorised draw; part of the reproducibility key (with seed and reps).
+        Surveys per vectorised draw; part of the reproducibility key (with rng and reps).
     workers : int
         With ``workers > 1`` the chunks run in a :class:`~concurrent.futures.ProcessPoolExecutor`
         of that size (created and shut down here). Results are identical for any value.
@@ -286,7 +293,7 @@ def simulate(mechanism: Any, estimator: str | Callable, pi: Any, n: int, reps: i
     sizes = [chunk_size] * (reps // chunk_size)
     if reps % chunk_size:
         sizes.append(reps % chunk_size)
-    seeds = as_seed_sequence(seed).spawn(len(sizes))
+    seeds = as_seed_sequence(renamed_rng(rng, seed, "simulate")).spawn(len(sizes))
     job = partial(_chunk_moments, probs, est_fn, target, n, redraw=redraw_undefined)
 
     bar = Progress("simulate", reps, progress, unit=f"surveys of {n}")
@@ -334,7 +341,8 @@ def simulate(mechanism: Any, estimator: str | Callable, pi: Any, n: int, reps: i
 
 
 def simulate_dont_know(p: float, q: float, pi: float, n: int, reps: int = 1000,
-                       seed: Any = None, **options: Any) -> SimulationResult:
+                       rng: Any = None, *, seed: Any = NOT_GIVEN, **options: Any
+                       ) -> SimulationResult:
     r"""Simulate the paper's experiment for the "don't know" mechanism Q_2x3(p, q)
     (Li et al. 2022, s.4 and s.5 of ``docs/belief_functions.md``).
 
@@ -343,10 +351,13 @@ def simulate_dont_know(p: float, q: float, pi: float, n: int, reps: int = 1000,
     the MLE ``(p N1 - q N2) / ((p - q)(N1 + N2))``. The MSE then estimates Thm 3.10's
     conditional variance (:func:`~mechdesign.estimation.variances.variance_dont_know`).
 
-    ``options`` are passed to :func:`simulate` (``chunk_size``, ``workers``, ``executor``,
-    ``progress``). Needs ``p + q <= 1`` and ``p != q``.
+    ``rng`` roots the draws as in :func:`simulate` (``seed=``, its former name, still works
+    for one release with a :class:`DeprecationWarning`). ``options`` are passed to
+    :func:`simulate` (``chunk_size``, ``workers``, ``executor``, ``progress``). Needs
+    ``p + q <= 1`` and ``p != q``.
     """
+    rng = renamed_rng(rng, seed, "simulate_dont_know")
     mech = dont_know(p, q).to_mechanism()
     est = partial(estimate_dont_know, p=float(p), q=float(q))
     est(np.zeros((1, 3)))  # validates p != q before any simulation
-    return simulate(mech, est, pi, n, reps, seed, **options)
+    return simulate(mech, est, pi, n, reps, rng, **options)

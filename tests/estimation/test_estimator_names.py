@@ -60,8 +60,8 @@ def test_an_oracle_survey_takes_inverse():
 
 
 def test_simulate_takes_the_old_name_too():
-    a = simulate(RR4, "inverse", [0.4, 0.3, 0.2, 0.1], n=200, reps=300, seed=4)
-    b = simulate(RR4, "unbiased", [0.4, 0.3, 0.2, 0.1], n=200, reps=300, seed=4)
+    a = simulate(RR4, "inverse", [0.4, 0.3, 0.2, 0.1], n=200, reps=300, rng=4)
+    b = simulate(RR4, "unbiased", [0.4, 0.3, 0.2, 0.1], n=200, reps=300, rng=4)
     np.testing.assert_array_equal(a.mse, b.mse)
 
 

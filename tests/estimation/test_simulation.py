@@ -39,7 +39,7 @@ from tests.estimation.exact import compositions
     (0.6, 0.2, 0.3, 10**6),    # a million respondents per survey
 ])
 def test_dont_know_simulation_within_four_standard_errors(p, q, pi, n):
-    sim = simulate_dont_know(p, q, pi, n, reps=4000, seed=2022)
+    sim = simulate_dont_know(p, q, pi, n, reps=4000, rng=2022)
     exact = variance_dont_know(p, q, pi, n)
     assert abs(sim.mse - exact) <= 4 * sim.stderr
     assert sim.reps == 4000 and sim.n == n
@@ -49,34 +49,34 @@ def test_dont_know_simulation_within_four_standard_errors(p, q, pi, n):
 
 def test_redraws_are_counted_and_condition_on_n1_plus_n2_positive():
     # P(N1 + N2 = 0) = (1 - c)^n = 0.94^10 = 0.539: more than half the first draws redrawn
-    sim = simulate_dont_know(0.05, 0.01, 0.3, 10, reps=2000, seed=1)
+    sim = simulate_dont_know(0.05, 0.01, 0.3, 10, reps=2000, rng=1)
     assert 0.45 * 2000 < sim.redrawn < 3 * 2000
-    kept = simulate_dont_know(0.05, 0.01, 0.3, 10, reps=200, seed=1, redraw_undefined=False)
+    kept = simulate_dont_know(0.05, 0.01, 0.3, 10, reps=200, rng=1, redraw_undefined=False)
     assert math.isnan(kept.mse) and kept.redrawn == 0
 
 
 @pytest.mark.parametrize("lam", [0.0, 0.3, 1.0])
 def test_q_lambda_and_warner_simulations(lam):
     est = partial(estimate_q_lambda, p=0.6, q=0.2, lam=lam)
-    sim = simulate(md.q_lambda(0.6, 0.2, lam), est, 0.3, 200, reps=3000, seed=5)
+    sim = simulate(md.q_lambda(0.6, 0.2, lam), est, 0.3, 200, reps=3000, rng=5)
     assert abs(sim.mse - variance_q_lambda(0.6, 0.2, lam, 0.3, 200)) <= 4 * sim.stderr
-    w = simulate(md.warner(0.8), partial(estimate_warner, p=0.8), 0.1, 50, 3000, seed=6)
+    w = simulate(md.warner(0.8), partial(estimate_warner, p=0.8), 0.1, 50, 3000, rng=6)
     assert abs(w.mse - variance_warner(0.8, 0.1, 50)) <= 4 * w.stderr
 
 
 def test_general_inverse_estimator_against_exact_covariance():
     mech = md.randomized_response(3, 1.0)
     prior = np.array([0.2, 0.3, 0.5])
-    sim = simulate(mech, "inverse", prior, 500, reps=4000, seed=9)
+    sim = simulate(mech, "inverse", prior, 500, reps=4000, rng=9)
     exact = float(np.trace(covariance_inverse(mech, prior, 500)))
     assert abs(sim.mse - exact) <= 4 * sim.stderr
     assert sim.bias.shape == (3,) and sim.mean.shape == (3,)
     for name in ("projected", "mle"):
-        other = simulate(mech, name, prior, 500, reps=300, seed=9)
+        other = simulate(mech, name, prior, 500, reps=300, rng=9)
         assert other.mse <= sim.mse * 1.5  # both near the inverse's error; not wildly off
-    again = simulate(mech, "inverse", prior, 500, reps=4000, seed=9)
+    again = simulate(mech, "inverse", prior, 500, reps=4000, rng=9)
     assert again == sim and not sim.bias.flags.writeable  # records with arrays compare
-    binary = simulate(md.warner(0.7), "inverse", 0.3, 100, reps=2000, seed=3)
+    binary = simulate(md.warner(0.7), "inverse", 0.3, 100, reps=2000, rng=3)
     assert abs(binary.mse - variance_warner(0.7, 0.3, 100)) <= 4 * binary.stderr
 
 
@@ -89,12 +89,12 @@ def test_simulating_k_ary_estimators_of_dont_know_gives_the_unconditional_mse():
     w = stats.multinomial.pmf(counts, n, np.array([pi, 1 - pi]) @ dk.to_mechanism().matrix)
     for name, est in (("inverse", estimate_inverse), ("mle", estimate_mle)):
         exact = float(w @ (est(dk, counts)[:, 0] - pi) ** 2)  # 0.605 and 0.170
-        sim = simulate(dk, name, pi, n, reps, seed=3)
+        sim = simulate(dk, name, pi, n, reps, rng=3)
         assert sim.redrawn == 0
         assert abs(sim.mse - exact) <= 4 * sim.stderr
     np.testing.assert_allclose(w @ (estimate_inverse(dk, counts)[:, 0] - pi) ** 2,
                                covariance_inverse(dk, [pi, 1 - pi], n)[0, 0], rtol=1e-12)
-    conditional = simulate_dont_know(0.6, 0.2, pi, n, reps, seed=3)
+    conditional = simulate_dont_know(0.6, 0.2, pi, n, reps, rng=3)
     assert conditional.redrawn > 0  # P(n1 + n2 = 0) = 0.2^2
     assert abs(conditional.mse - variance_dont_know(0.6, 0.2, pi, n)) <= 4 * conditional.stderr
     # Thm 3.10: [-(pi - 1/2)^2 + c^2 / (4 (p - q)^2)] A = (1 - 0.04) * 2/3 = 0.64, with
@@ -106,7 +106,7 @@ def test_simulating_k_ary_estimators_of_dont_know_gives_the_unconditional_mse():
 def test_statistics_recomputed_by_hand_from_the_same_draws():
     # one chunk: the draws are rng(SeedSequence(seed).spawn(1)[0]).multinomial(...)
     p, q, pi, n, reps = 0.6, 0.2, 0.3, 30, 500
-    sim = simulate_dont_know(p, q, pi, n, reps, seed=123, chunk_size=reps)
+    sim = simulate_dont_know(p, q, pi, n, reps, rng=123, chunk_size=reps)
     rng = np.random.default_rng(np.random.SeedSequence(123).spawn(1)[0])
     probs = np.array([pi * p + (1 - pi) * q, pi * q + (1 - pi) * p, 1 - p - q])
     counts = rng.multinomial(n, probs / probs.sum(), size=reps)
@@ -118,7 +118,7 @@ def test_statistics_recomputed_by_hand_from_the_same_draws():
     assert sim.bias == pytest.approx(est.mean() - pi, rel=1e-10, abs=1e-15)
     assert sim.stderr == pytest.approx(se.std(ddof=1) / math.sqrt(reps), rel=1e-12)
     # several chunks combine (Chan et al.) to the statistics of the concatenated draws
-    chunked = simulate_dont_know(p, q, pi, n, reps, seed=123, chunk_size=128)
+    chunked = simulate_dont_know(p, q, pi, n, reps, rng=123, chunk_size=128)
     children = np.random.SeedSequence(123).spawn(4)
     parts = [np.random.default_rng(s).multinomial(n, probs / probs.sum(), size=size)
              for s, size in zip(children, [128, 128, 128, 116], strict=True)]
@@ -130,7 +130,7 @@ def test_statistics_recomputed_by_hand_from_the_same_draws():
 
 
 def test_results_do_not_depend_on_workers_or_executor():
-    kw = {"reps": 2000, "seed": 42, "chunk_size": 250}
+    kw = {"reps": 2000, "rng": 42, "chunk_size": 250}
     serial = simulate_dont_know(0.6, 0.2, 0.3, 100, **kw)
     processes = simulate_dont_know(0.6, 0.2, 0.3, 100, workers=2, **kw)
     with ThreadPoolExecutor(3) as pool:
@@ -138,12 +138,12 @@ def test_results_do_not_depend_on_workers_or_executor():
     assert serial == processes == threads  # bit for bit
     again = simulate_dont_know(0.6, 0.2, 0.3, 100, **kw)
     assert again == serial
-    other_seed = simulate_dont_know(0.6, 0.2, 0.3, 100, reps=2000, seed=43, chunk_size=250)
+    other_seed = simulate_dont_know(0.6, 0.2, 0.3, 100, reps=2000, rng=43, chunk_size=250)
     assert other_seed.mse != serial.mse
 
 
 def test_progress_goes_to_stderr(capsys):
-    simulate_dont_know(0.6, 0.2, 0.3, 100, reps=300, seed=1, chunk_size=100, progress=True)
+    simulate_dont_know(0.6, 0.2, 0.3, 100, reps=300, rng=1, chunk_size=100, progress=True)
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "300/300 surveys" in captured.err and "100/300" in captured.err
@@ -154,12 +154,12 @@ def test_a_thousand_surveys_of_a_million_respondents_is_fast():
     # counted, not timed: the Python lines run (WorkClock) do not grow with the surveys or
     # the respondents (measured: 1,069-1,070 lines for 10 or 1,000 surveys of 10 or 10^6
     # respondents); a loop over 1,000 surveys would add at least 1,000
-    simulate_dont_know(0.6, 0.2, 0.3, 10, reps=10, seed=0)  # lazy imports done
+    simulate_dont_know(0.6, 0.2, 0.3, 10, reps=10, rng=0)  # lazy imports done
     with WorkClock() as clock:
-        sim = simulate_dont_know(0.6, 0.2, 0.3, 10**6, reps=1000, seed=0)
+        sim = simulate_dont_know(0.6, 0.2, 0.3, 10**6, reps=1000, rng=0)
     many = clock()
     with WorkClock() as clock:
-        simulate_dont_know(0.6, 0.2, 0.3, 10, reps=10, seed=0)
+        simulate_dont_know(0.6, 0.2, 0.3, 10, reps=10, rng=0)
     few = clock()
     assert abs(many - few) < 100 and many < 5000, (many, few)
     assert sim.reps == 1000
@@ -188,8 +188,8 @@ def _bad_shape(counts):
     (lambda: simulate_dont_know(0.6, 0.2, 0.3, 10, reps=1), "1"),
     (lambda: simulate_dont_know(0.6, 0.2, 0.3, 0), "0"),
     (lambda: simulate_dont_know(0.6, 0.2, 1.3, 10), "1.3"),
-    (lambda: simulate_dont_know(0.6, 0.2, 0.3, 10, seed=-4), "-4"),
-    (lambda: simulate_dont_know(0.6, 0.2, 0.3, 10, seed="x"), "'x'"),
+    (lambda: simulate_dont_know(0.6, 0.2, 0.3, 10, rng=-4), "-4"),
+    (lambda: simulate_dont_know(0.6, 0.2, 0.3, 10, rng="x"), "'x'"),
     (lambda: simulate(md.warner(0.7), "median", 0.3, 10), "median"),
     (lambda: simulate(md.warner(0.7), _bad_shape, 0.3, 10, reps=5), "(5, 2)"),
     (lambda: simulate(md.randomized_response(3, 1.0), "inverse", 0.3, 10), "0.3"),
@@ -206,3 +206,26 @@ def test_estimator_undefined_almost_surely_raises():
     with pytest.raises(InvalidParameterError, match="undefined"):
         simulate(md.Mechanism([[0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]),
                  partial(estimate_dont_know, p=0.6, q=0.2), 0.3, 10, reps=2)
+
+
+# ------------------------------------------------------------------ one name for the random source
+def test_rng_is_the_name_and_seed_still_works_with_a_warning():
+    # the library names its random source rng (Mechanism.sample, FrequencyOracle.sample);
+    # seed= is the deprecated name, kept for one release: same draws, a warning naming rng
+    new = simulate_dont_know(0.6, 0.2, 0.3, 100, reps=200, rng=5)
+    with pytest.warns(DeprecationWarning, match=r"simulate_dont_know\(seed=\.\.\.\).*use rng="):
+        old = simulate_dont_know(0.6, 0.2, 0.3, 100, reps=200, seed=5)
+    assert old.mse == new.mse and old.mean == new.mean
+    w = md.warner(0.7)
+    with pytest.warns(DeprecationWarning, match=r"simulate\(seed=\.\.\.\).*use rng="):
+        old = simulate(w, "inverse", 0.3, 100, reps=200, seed=6)
+    assert old.mse == simulate(w, "inverse", 0.3, 100, reps=200, rng=6).mse
+    with pytest.raises(InvalidParameterError, match="rng=1 and seed=2"):
+        simulate(w, "inverse", 0.3, 100, reps=200, rng=1, seed=2)
+
+
+def test_a_generator_roots_a_reproducible_simulation():
+    w = md.warner(0.7)
+    a = simulate(w, "inverse", 0.3, 100, reps=200, rng=np.random.default_rng(8))
+    b = simulate(w, "inverse", 0.3, 100, reps=200, rng=np.random.default_rng(8))
+    assert a.mse == b.mse
