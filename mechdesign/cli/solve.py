@@ -224,6 +224,15 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from ..design import Status
 
     pf = load_problem_argument(args)
+    if args.plan:
+        the_plan = pf.problem.plan(solver=args.solver)
+        if args.json:
+            print(json.dumps({"file": str(pf.path) if pf.path else None, "title": pf.title,
+                              **the_plan.to_dict()}, indent=2))
+        else:
+            print(f"{pf.title}: the plan (nothing solved)")
+            print(the_plan)
+        return 0
     planned = _plan_out(args, pf)
     out = planned[0] if planned else None
     # --verbose already sends every log message to stderr (cli.main)
@@ -302,6 +311,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(checked before solving; an existing file needs --force; an input "
                         "of the problem is never replaced); an optimum too large for a "
                         "matrix (a structured mechanism) is written as FILE.json alone")
+    p.add_argument("--plan", action="store_true",
+                   help="print what the solve would do (method, why, solver policy, "
+                        "reductions, memory estimate, fallbacks) and exit without solving")
     p.add_argument("--solver", metavar="NAME",
                    help="cvxpy solver name (default: HiGHS for LPs, Clarabel for conic "
                         "programs)")

@@ -5,7 +5,8 @@ specification) -> a certified optimal mechanism
 The problem is a value: :meth:`DesignProblem.compile` builds the program
 (:class:`~mechdesign.design.program.Program`, shared with the frontier) and
 :meth:`DesignProblem.solve` hands the problem to one of the solve methods of
-:mod:`~mechdesign.design.strategies`; nothing is stored on the problem during a solve.
+:mod:`~mechdesign.design.strategies`, chosen by :mod:`~mechdesign.design.planner`; nothing is
+stored on the problem during a solve.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from .._validation import check_int, check_labels, check_real
 from ..errors import InvalidParameterError, SizeLimitError, SolverFailedError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ..privacy.notions import LDP, WLDP, ApproxLDP, DeletionLDP, MetricDP, Notion
-from . import row_generation, staircase, strategies
+from ..privacy.notions import LDP, WLDP, ApproxLDP, MetricDP, Notion
+from . import planner, staircase
 from .formulations import BuildContext, Formulation, describe_build, formulate
 from .objectives import (
     CustomObjective,
@@ -40,11 +41,16 @@ from .objectives import (
     WorstCaseLoss,
 )
 from .outcome import GAP_FLOOR, GAP_TOL, USER_CONSTRAINT_TOL
+from .planner import (  # re-exported: their home is the planner
+    WORKING_SET_BYTES_PER_CUT_ENTRY,
+    WORKING_SET_BYTES_PER_ENTRY,
+    WORKING_SET_BYTES_PER_PAIR,
+    WORKING_SET_MAX_EPSILON,
+    WORKING_SET_MIN_ENTRIES,
+)
 from .program import FeasibleSet, Program
 from .result import DesignResult, Status
 from .solvers import (
-    MEMORY_BUDGET,
-    Deadline,
     check_memory,
     check_solver_options,
     choose_solver,
@@ -62,37 +68,6 @@ __all__ = ["GAP_FLOOR", "GAP_TOL", "MAX_EVIDENTIAL_OUTPUTS", "USER_CONSTRAINT_TO
 MAX_EVIDENTIAL_OUTPUTS = 10
 """Evidential design enumerates the 2^m - 1 messages and 2^m events: m <= 10 outputs."""
 
-WORKING_SET_MIN_ENTRIES = 100 * 100
-"""Smallest k x n for which pure LDP with an expected loss goes to the working-set path
-(``benchmarks/ldp_working_set.py``: at k = 100 both take well under a second, 0.07 s and
-0.25 s; smaller problems keep the global program)."""
-
-WORKING_SET_BYTES_PER_PAIR = 2_000
-"""Peak memory per (input, output) pair of the working-set LP (a column, a cap row and
-their copies in HiGHS): 1.8 KiB measured at k = 1000 with every pair entered (Hamming
-loss, ``benchmarks/ldp_working_set.py``, before ties were kept out). The loop stops (with
-the last round's optimum and its gap) before the LP's pairs pass what the budget leaves."""
-
-WORKING_SET_BYTES_PER_CUT_ENTRY = 250
-"""Peak memory per constraint entry of the cutting planes' master (the default path at large
-k). Measured: pure deletion LDP on the absolute loss at k = 2000 ends with a master of
-4.08 million entries (935 outputs, 15,317 cuts) at a peak RSS of 1,120 MiB for the whole
-process, imports and the dense k x m arrays included: at most 190 B per entry. Held to
-2,000 B a pair instead, this design stopped at 3.0 million entries with a gap of 8e-3."""
-
-WORKING_SET_BYTES_PER_ENTRY = 250
-"""Peak memory per entry of ``k x m`` outside the LP (the costs, the pair index, the pricing
-temporaries, the returned matrix and its certification); checked up front. Measured: k-RR
-at k = 3000 (9 million entries, 3,000 pairs) peaks 880 MiB above the imported baseline,
-103 B per entry (``benchmarks/ldp_working_set.py``)."""
-
-WORKING_SET_MAX_EPSILON = 12.0
-"""Largest epsilon of the working-set path. Its cap rows carry ``e^eps - 1`` unscaled, which
-multiplies the duals' errors in the bound, and at large eps the optimum is a tiny fraction
-of the costs' scale, below the LP's tolerances: on 100 x 100 losses with a skewed prior the
-certified gap was 7e-10 at eps = 12, 2e-7 at 18, 2e-6 at 20 (absolute loss) and above 1 at
-30 (random loss). Above, the global program's split ratio rows are used. Deletion LDP's caps
-are ``e^{2 eps} - 1``: its path stops at eps = ``WORKING_SET_MAX_EPSILON / 2``."""
 
 
 def _check_constraints(constraints: Any) -> dict[str, Callable]:
@@ -512,42 +487,17 @@ class DesignProblem:
         return f"{type(self.privacy).__name__} LP/convex formulation (docs/formulations.md)"
 
     def working_set_applies(self, solver: str | None, options: dict) -> bool:
-        """True when the working-set path solves this problem: pure LDP (or approximate LDP
-        with delta = 0) at eps <= ``WORKING_SET_MAX_EPSILON``, or pure deletion LDP at half
-        that, an expected loss, no user
-        constraints, ordinary outputs, HiGHS (or the default) with no options but HiGHS's,
-        and at least ``WORKING_SET_MIN_ENTRIES`` entries (smaller problems keep the global
-        program, which solves them in well under a second), as long as its dense arrays
-        (``WORKING_SET_BYTES_PER_ENTRY`` per entry) and the first LP (k pairs) fit
-        ``MEMORY_BUDGET``; beyond, the global program's memory check refuses the design up
-        front. The LP's growth is capped by :meth:`working_set_max_pairs`."""
-        notion = self.privacy
-        pure = isinstance(notion, LDP) or (isinstance(notion, ApproxLDP) and notion.delta == 0
-                                           and not notion.relation)
-        deletion = isinstance(notion, DeletionLDP) and notion.delta == 0
-        return (((pure and notion.epsilon <= WORKING_SET_MAX_EPSILON)
-                 or (deletion and notion.epsilon <= WORKING_SET_MAX_EPSILON / 2))
-                and isinstance(self.objective, ExpectedLoss) and not self.constraints
-                and self.focal_sets is None and self.k * self.n >= WORKING_SET_MIN_ENTRIES
-                and self.working_set_max_pairs() >= self.k
-                and solver in (None, "HIGHS", "highs") and set(options) <= {"highs_options"})
+        """True when the planner sends this problem to the working-set path
+        (:mod:`~mechdesign.design.planner`, where its conditions are listed)."""
+        return planner.RULES[2].test(self, solver, options)[0]
 
     def working_set_max_entries(self) -> int:
-        """The constraint entries the cutting planes' master may hold: what
-        ``MEMORY_BUDGET`` leaves after the dense ``k x m`` arrays, at
-        ``WORKING_SET_BYTES_PER_CUT_ENTRY`` each."""
-        dense = self.k * self.n * WORKING_SET_BYTES_PER_ENTRY
-        return max(0, (MEMORY_BUDGET - dense) // WORKING_SET_BYTES_PER_CUT_ENTRY)
+        """:func:`~mechdesign.design.planner.working_set_max_entries` of this problem."""
+        return planner.working_set_max_entries(self)
 
     def working_set_max_pairs(self) -> int:
-        """The pairs the working-set LP of pairs (the second method) may hold: what
-        ``MEMORY_BUDGET`` leaves after the dense ``k x m`` arrays, at
-        ``WORKING_SET_BYTES_PER_PAIR`` each (twice that for deletion LDP, whose pairs carry a
-        second row)."""
-        dense = self.k * self.n * WORKING_SET_BYTES_PER_ENTRY
-        per_pair = WORKING_SET_BYTES_PER_PAIR * (2 if isinstance(self.privacy, DeletionLDP)
-                                                 else 1)
-        return max(0, (MEMORY_BUDGET - dense) // per_pair)
+        """:func:`~mechdesign.design.planner.working_set_max_pairs` of this problem."""
+        return planner.working_set_max_pairs(self)
 
     def staircase_applies(self) -> bool:
         """True when the staircase programs solve this information objective exactly."""
@@ -660,8 +610,16 @@ class DesignProblem:
                 names = rest
         return tuple(names)
 
-    def _solve(self, solver: str | None, time_limit: float | None,
-               options: dict) -> DesignResult:
+    def plan(self, solver: str | None = None, **options: Any) -> planner.Plan:
+        """What :meth:`solve` would do with these arguments, decided without solving: the
+        method, why (each rule of :data:`~mechdesign.design.planner.RULES` tried in order),
+        the solver policy, reductions, memory estimate and fallbacks
+        (:func:`mechdesign.design.planner.plan`; ``print(problem.plan())`` shows it)."""
+        self._check_solve_arguments(solver, None, options)
+        return planner.plan(self, solver, options)
+
+    def _check_solve_arguments(self, solver: str | None, time_limit: float | None,
+                               options: dict) -> float | None:
         if solver is not None:
             choose_solver(None, solver)  # a typed error when it is not installed
         check_solver_options(solver, options)
@@ -669,27 +627,13 @@ class DesignProblem:
             time_limit = check_real(time_limit, "time_limit")
             if not time_limit > 0:
                 raise InvalidParameterError(f"time_limit must be > 0 seconds, got {time_limit!r}")
-        if self.semantics == "walley":
-            log.debug("strategy: Walley semantics (local method)")
-            return strategies.solve_walley(self, solver, options, time_limit)
-        hamming = strategies.hamming_closed_form(self) if solver is None and not options \
-            else None
-        if hamming is not None:
-            log.debug("strategy: k-RR in closed form (Hamming loss, k = %d)", self.k)
-            return strategies.solve_hamming(self, *hamming)
-        if self.working_set_applies(solver, options):
-            log.debug("strategy: cutting planes on a working set (%d x %d)", self.k, self.n)
-            return strategies.solve_working_set(self, options, time_limit)
-        if isinstance(self.objective, InformationObjective):
-            log.debug("strategy: information objective %s", type(self.objective).__name__)
-            return strategies.solve_information(self, solver, options, Deadline(time_limit))
-        skeleton = row_generation.plan(self)
-        if skeleton is not None:
-            log.debug("strategy: row generation (metric privacy, %d x %d)", self.k, self.n)
-            return strategies.solve_row_generation(self, skeleton, solver, options, time_limit)
-        log.debug("strategy: one program (%s, %s)", type(self.privacy).__name__,
-                  type(self.objective).__name__)
-        return strategies.solve_program(self, solver, options, time_limit)
+        return time_limit
+
+    def _solve(self, solver: str | None, time_limit: float | None,
+               options: dict) -> DesignResult:
+        time_limit = self._check_solve_arguments(solver, time_limit, options)
+        the_plan = planner.plan(self, solver, options, estimate_memory=False)
+        return planner.run(the_plan, self, solver, options, time_limit)
 
     def __repr__(self) -> str:
         extra = (f", constraints={items_text(sorted(self.constraints), str, 40)}"

@@ -162,6 +162,10 @@ class DesignResult:
     conflict : tuple of str
         When infeasible: a minimal set of user constraints that cannot hold together with
         the privacy constraints (:meth:`DesignProblem.infeasible_constraints`).
+    method : str
+        The method that produced it (a :class:`~mechdesign.design.planner.Method` value:
+        ``"program"``, ``"working_set"``, ``"staircase"``, ...; see
+        :meth:`DesignProblem.plan`).
     """
 
     status: Status
@@ -179,6 +183,7 @@ class DesignResult:
     user_constraints: tuple[str, ...] = ()
     gap: float | None = None
     conflict: tuple[str, ...] = ()
+    method: str = ""
     _mechanism: Mechanism | EvidentialMechanism | None = field(default=None, repr=False)
     _unavailable: str = field(default="", repr=False)
     _oracle: FrequencyOracle | None = field(default=None, repr=False)
@@ -272,7 +277,7 @@ class DesignResult:
             "oracle": None if self._oracle is None else self._oracle.to_dict(),
             "user_constraints": {name: {"dual": _dual_value(self.duals.get(name))}
                                  for name in self.user_constraints},
-            "conflict": list(self.conflict),
+            "conflict": list(self.conflict), "method": self.method,
             "certificate": None if cert is None else {
                 "notion": cert.notion, "target": cert.target, "achieved": cert.achieved,
                 "met": cert.met, "tolerance": cert.tolerance, "repair": cert.repair,

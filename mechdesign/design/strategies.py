@@ -9,13 +9,17 @@ r"""The solve methods of a design problem, one function each.
   (:mod:`~mechdesign.design.cut_generation`; the LP of pairs of
   :mod:`~mechdesign.design.working_set` as a second method), certified by the dual
   function;
-* :func:`solve_information`: information objectives (maximised convex functions): the
-  symmetric closed form (uniform prior, trace or log-det: subset selection at its best d),
-  the staircase programs (pure LDP and mass SLDP, ``k <= MAX_STAIRCASE_K``) or the local
-  minorise-maximise method.
+* information objectives (maximised convex functions): :func:`solve_symmetric` (uniform
+  prior, trace or log-det: subset selection at its best d), :func:`solve_staircase` (pure
+  LDP and mass SLDP, ``k <= MAX_STAIRCASE_K``), :func:`solve_pattern_generation`,
+  :func:`solve_minimax_estimation` or :func:`solve_local` (minorise-maximise), and
+  :func:`prefer_known` after an estimation design;
+* :func:`solve_hamming`: k-RR in closed form; :func:`solve_row_generation`: metric privacy
+  by row generation.
 
-:meth:`DesignProblem.solve` picks one; each returns through the result builder of
-:mod:`~mechdesign.design.outcome`. None mutates the problem.
+Which one runs is decided by :mod:`~mechdesign.design.planner` (and nowhere else); each
+returns through the result builder of :mod:`~mechdesign.design.outcome`. None mutates the
+problem.
 """
 
 from __future__ import annotations
@@ -33,11 +37,10 @@ from .. import catalog
 from ..errors import InfeasibleDesignError, InvalidParameterError, SizeLimitError, SolverFailedError
 from ..evidential import EvidentialMechanism
 from ..privacy.notions import LDP, DeletionLDP
-from . import cut_generation, local, row_generation, staircase, working_set
+from . import cut_generation, local, planner, row_generation, staircase, working_set
 from .objectives import (
     EstimationVariance,
     ExpectedLoss,
-    MinimaxEstimation,
     WorstCaseLoss,
     unit_range,
 )
@@ -85,13 +88,13 @@ def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | No
     deletion = isinstance(spec.privacy, DeletionLDP)
     envelope = (working_set.Envelope.deletion(eps, spec.k, spec.n) if deletion
                 else working_set.Envelope.ldp(eps))
-    highs, budget = options.get("highs_options"), spec.working_set_max_entries()
+    highs, budget = options.get("highs_options"), planner.working_set_max_entries(spec)
     sol = cut_generation.solve_cut_generation(cost, envelope, deadline, highs, budget)
     pairs, notes = False, []
     if sol.status not in ("optimal", "time limit", "memory limit") and not deadline.expired:
         notes.append(f"the cutting planes ended with HiGHS status {sol.status}; the LP of "
                      "pairs was solved as a second method")
-        budget = spec.working_set_max_pairs()
+        budget = planner.working_set_max_pairs(spec)
         other = working_set.solve_working_set(cost, envelope,
                                               _second_deadline(deadline, sol.Q is not None),
                                               highs, budget)
@@ -294,17 +297,6 @@ def solve_walley(spec: DesignProblem, solver: str | None, options: dict,
     return out
 
 
-def solve_information(spec: DesignProblem, solver: str | None, options: dict,
-                      deadline: Deadline) -> DesignResult:
-    """An information objective (:func:`_solve_information`); a design that ends uncertified
-    is never worse than the catalog mechanism the library knows at the same prior
-    (:func:`prefer_known`)."""
-    res = _solve_information(spec, solver, options, deadline)
-    if isinstance(spec.objective, EstimationVariance):
-        return prefer_known(spec, res)
-    return res
-
-
 def prefer_known(spec: DesignProblem, res: DesignResult) -> DesignResult:
     """``res``, or the best frequency oracle at the problem's prior when ``res`` is not
     certified optimal and the oracle's matrix does better on the design's own objective.
@@ -353,25 +345,12 @@ def prefer_known(spec: DesignProblem, res: DesignResult) -> DesignResult:
     return out
 
 
-def _solve_information(spec: DesignProblem, solver: str | None, options: dict,
-                       deadline: Deadline) -> DesignResult:
-    """An information objective: the symmetric closed form, the staircase programs, or the
-    local method (with a note saying why no exact program applies)."""
-    if isinstance(spec.objective, MinimaxEstimation):
-        return solve_minimax_estimation(spec, solver, options, deadline)
+def solve_staircase(spec: DesignProblem, solver: str | None, options: dict,
+                    deadline: Deadline) -> DesignResult:
+    """An information objective by the staircase programs (exact); the local method when
+    the optimum needs more outputs than the problem allows."""
     eps = spec.privacy.epsilon  # type: ignore[attr-defined]
     t0 = time.perf_counter()
-    if spec.pattern_generation_applies(solver, options):
-        return solve_pattern_generation(spec, eps, t0, deadline)
-    if not spec.staircase_applies():
-        note = ("no exact program is known for this notion with this objective"
-                if not spec.privacy.staircase else
-                "user constraints present" if spec.constraints else
-                f"k = {spec.k} exceeds the staircase limit {staircase.MAX_STAIRCASE_K}")
-        return solve_local(spec, solver, options, t0,
-                           note + ": local optimum (minorise-maximise from 3 starts)", deadline)
-    if spec.symmetric():
-        return solve_symmetric(spec, eps, t0)
     if eps > staircase.MAX_STAIRCASE_EPSILON:
         raise InvalidParameterError(
             f"epsilon = {eps!r} is above {staircase.MAX_STAIRCASE_EPSILON:g}, the largest "

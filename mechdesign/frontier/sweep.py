@@ -1,10 +1,12 @@
 r"""Privacy-accuracy frontiers: the optimal value of a design problem across epsilons.
 
-:func:`frontier` compiles a convex design problem once with every epsilon-dependent
-coefficient as a cvxpy Parameter (DPP) and re-solves it per epsilon (LPs: HiGHS primal
-simplex warm-started from the previous epsilon's basis, except large LPs with many rows per
-variable: Clarabel), certifying each mechanism like :meth:`DesignProblem.solve`.
-Information objectives (staircase programs) are re-solved per epsilon. Sweeps run in order,
+:func:`frontier` plans every point as :meth:`DesignProblem.solve` does
+(:mod:`~mechdesign.design.planner`). The points the planner gives to the global program
+share one compile with every epsilon-dependent coefficient as a cvxpy Parameter (DPP),
+re-solved per epsilon (LPs: HiGHS primal simplex warm-started from the previous epsilon's
+basis, except large LPs with many rows per variable: Clarabel), certifying each mechanism
+like :meth:`DesignProblem.solve`; every other point (working set, closed forms, staircase
+programs, row generation) is solved by its own method. Sweeps run in order,
 on a process pool (``workers``; automatic when a timed probe says it pays), or over any
 ``concurrent.futures.Executor``, in contiguous chunks, each chunk compiling once.
 
@@ -32,6 +34,7 @@ import numpy as np
 
 from .._progress import Progress, ProgressArg
 from .._validation import check_epsilon
+from ..design import planner
 from ..design.problem import DesignProblem, with_objective_notes
 from ..design.result import DesignResult
 from ..design.solvers import WarmHighs, warm_highs_applies
@@ -110,39 +113,49 @@ MAX_AUTO_WORKERS = 4
 
 
 class _Sweep:
-    """One process's sweep: the problem compiled once (when its objective allows) and the
-    warm start carried from point to point."""
+    """One process's sweep: every point planned as :meth:`DesignProblem.solve` plans it
+    (:mod:`~mechdesign.design.planner`); points the planner gives to the global program
+    share one parametric compile (when the objective allows) and the warm start carried
+    from point to point; every other point is solved by its own method."""
 
     def __init__(self, problem: DesignProblem, solver: str | None, options: dict) -> None:
         self.problem, self.solver, self.options = problem, solver, options
         self.program = None
+        self.warm = None
         self.n_solved = 0
-        if problem.objective.family != "convex" or problem.semantics != "shafer":
-            return
-        self.program = problem.compile(parametric=True)
-        prob = self.program.prob
-        self.warm = WarmHighs() if warm_highs_applies(prob, solver, options) else None
-        # re-solves as in DesignProblem.solve (Program.attempts)
-        self.name = "HIGHS" if self.warm else self.program.default_solver(solver)
+        self.compilable = problem.objective.family == "convex" and problem.semantics == "shafer"
+
+    def _compiled(self) -> Any:
+        if self.program is None:
+            self.program = self.problem.compile(parametric=True)
+            prob = self.program.prob
+            self.warm = (WarmHighs() if warm_highs_applies(prob, self.solver, self.options)
+                         else None)
+            # re-solves as in DesignProblem.solve (Program.attempts)
+            self.name = "HIGHS" if self.warm else self.program.default_solver(self.solver)
+        return self.program
 
     def solve(self, e: float) -> DesignResult:
         problem = self.problem
         twin = problem.with_privacy(dataclasses.replace(problem.privacy, epsilon=e))
-        self.n_solved += 1
-        program = self.program
-        if program is None:
+        the_plan = planner.plan(twin, self.solver, self.options, estimate_memory=False)
+        if the_plan.method is not planner.Method.PROGRAM or not self.compilable:
             return twin.solve(self.solver, **self.options)
+        first = self.program is None
+        program = self._compiled()
+        self.n_solved += 1
         program.set_epsilon(e)
         t1 = time.perf_counter()
         runs = program.attempts(self.name, explicit=bool(self.solver or self.options),
                                 options={} if self.warm else self.options, time_limit=None,
                                 runner=self.warm, spec=twin)
         solve_time = time.perf_counter() - t1
-        build_time = program.build_time if self.n_solved == 1 else 0.0
+        build_time = program.build_time if first else 0.0
         formulation = twin.privacy_formulation() + " (parametric, compiled once" + (
             "; HiGHS simplex warm-started from the previous basis)" if self.warm else ")")
-        return with_objective_notes(
-            program.conclude(runs, formulation, build_time, solve_time, spec=twin), twin)
+        res = program.conclude(runs, formulation, build_time, solve_time, spec=twin)
+        return with_objective_notes(dataclasses.replace(res, method=the_plan.method.value),
+                                    twin)
 
 
 def _tick(progress: Progress | None, done: int, total: int) -> None:

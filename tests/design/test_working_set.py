@@ -172,9 +172,9 @@ def test_dispatch_by_size_notion_objective_and_options():
 
 
 def test_arrays_beyond_the_budget_keep_the_global_program(monkeypatch):
-    from mechdesign.design import problem
+    from mechdesign.design import planner  # the routing budgets live in the planner
 
-    monkeypatch.setattr(problem, "WORKING_SET_BYTES_PER_ENTRY", MEMORY_BUDGET // 10_000 + 1)
+    monkeypatch.setattr(planner, "WORKING_SET_BYTES_PER_ENTRY", MEMORY_BUDGET // 10_000 + 1)
     too_big = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(md.losses.hamming(100)))
     assert too_big.working_set_max_pairs() == 0
     assert not too_big.working_set_applies(None, {})
@@ -186,12 +186,12 @@ def test_arrays_beyond_the_budget_keep_the_global_program(monkeypatch):
 def test_an_entry_budget_stops_the_loop_with_the_best_point_and_its_gap(monkeypatch):
     # a budget of the first master's entries plus a few: the loop stops before the master
     # passes it and returns the best point so far, private, certified, with its honest gap
-    from mechdesign.design import problem
+    from mechdesign.design import planner  # the routing budgets live in the planner
 
     L = np.random.default_rng(1).random((150, 150))
     spec = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L))
     full = spec.solve()
-    monkeypatch.setattr(problem, "WORKING_SET_BYTES_PER_CUT_ENTRY", MEMORY_BUDGET // 800)
+    monkeypatch.setattr(planner, "WORKING_SET_BYTES_PER_CUT_ENTRY", MEMORY_BUDGET // 800)
     assert spec.working_set_max_entries() < 800  # the first master holds about 600
     res = spec.solve()
     assert res.status is Status.INACCURATE and res.certificate.met

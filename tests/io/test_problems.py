@@ -155,6 +155,12 @@ def test_every_problem_file_meets_its_expected_value(path, solved):
                                rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_solve_runs_the_method_its_plan_names(path, solved):
+    pf, res = solved[path.name]
+    assert res.method == pf.problem.plan().method.value
+
+
 @pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
 def test_exact_optima_are_reported_global(path, solved):
     pf, res = solved[path.name]
