@@ -23,7 +23,17 @@ from scipy import sparse
 from .._subsets import meets_indicator, subset_indicator
 from ..errors import InvalidParameterError
 from ..neighbors import ordered_pairs
-from ..privacy.notions import LDP, SLDP, WLDP, ApproxLDP, DeletionLDP, MetricDP, Notion
+from ..privacy.notions import (
+    LDP,
+    SLDP,
+    WLDP,
+    ApproxLDP,
+    DeletionLDP,
+    MetricDP,
+    Notion,
+    notion_facet,
+    register_facet,
+)
 from .symmetry import Symmetry, check_invariant
 
 MAX_LOG_RATIO = 20.0
@@ -76,9 +86,6 @@ class _Rule:
     prepare: Callable[[Any, BuildContext], Any] | None
 
 
-_RULES: dict[type, _Rule] = {}
-
-
 def formulation(notion_type: type[Notion], n_nonzeros: Callable[[Any, BuildContext, Any], int],
                 prepare: Callable[[Any, BuildContext], Any] | None = None) -> Callable:
     """Decorator: register ``fn(notion, context, plan) -> Formulation`` as the formulation of
@@ -88,17 +95,15 @@ def formulation(notion_type: type[Notion], n_nonzeros: Callable[[Any, BuildConte
     refuses problems whose estimated memory exceeds the budget before building anything
     (the estimates are checked against cvxpy's compiled data in the tests)."""
     def register(fn: Callable[[Any, BuildContext, Any], Formulation]) -> Callable:
-        _RULES[notion_type] = _Rule(fn, n_nonzeros, prepare)
+        register_facet(notion_type, "formulation", _Rule(fn, n_nonzeros, prepare))
         return fn
     return register
 
 
 def _rule(notion: Notion) -> _Rule:
-    for cls in type(notion).__mro__:
-        if cls in _RULES:
-            return _RULES[cls]
-    raise InvalidParameterError(
-        f"no design formulation is registered for {type(notion).__name__}")
+    """The formulation facet of the notion's type (:func:`~mechdesign.privacy.notions.
+    notion_facet`: a typed error naming the notion when none is registered)."""
+    return notion_facet(notion, "formulation")
 
 
 def formulate(notion: Notion, context: BuildContext,

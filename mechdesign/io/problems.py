@@ -129,7 +129,7 @@ from ..design.problem import DesignProblem
 from ..design.symmetry import grid_symmetries
 from ..errors import FileFormatError, SizeLimitError, ValidationError
 from ..neighbors import distance_matrix
-from ..privacy.notions import REGISTRY, Notion
+from ..privacy.notions import REGISTRY, Notion, register_readable
 from .constraints import read_constraints
 from .matrices import (
     INT64_MAX,
@@ -142,6 +142,27 @@ from .matrices import (
     read_text_limited,
     toml_too_large,
 )
+
+__all__ = [
+    "DESIGN_KEYS",
+    "MAX_ENTRIES",
+    "MAX_SIZE",
+    "NOTION_KEYS",
+    "NOTION_PARAMETERS",
+    "OBJECTIVE_KEYS",
+    "PRIOR_SHOWN",
+    "PRIOR_TEXT_CHARS",
+    "READABLE_PARAMETERS",
+    "Expected",
+    "ProblemFile",
+    "euclidean_grid",
+    "grid_graph",
+    "load_problem",
+    "loads_problem",
+    "notion_keys",
+    "path_graph",
+    "problem_from_dict",
+]
 
 MAX_SIZE = 10_000
 """Largest number of inputs, outputs or grid cells a problem file may ask for."""
@@ -157,11 +178,20 @@ SECTIONS = ("title", "description", "privacy", "objective", "inputs", "outputs",
 DESIGN_KEYS: dict[str, tuple[str, ...]] = {"metric": ("symmetry",)}
 """Keys of ``[privacy]`` read by the design rather than the notion."""
 
-NOTION_KEYS: dict[str, tuple[str, ...]] = {
-    name: (*cls.parameter_names(), *DESIGN_KEYS.get(name, ()))
-    for name, cls in REGISTRY.items()}
-"""Allowed keys of ``[privacy]`` (besides ``notion``) for each notion: the notion's
-parameters (:meth:`~mechdesign.privacy.notions.Notion.parameter_names`) and the design's."""
+def notion_keys() -> dict[str, tuple[str, ...]]:
+    """Allowed keys of ``[privacy]`` (besides ``notion``) for each registered notion (read
+    at call time, so a notion registered later is readable too): its parameters
+    (:meth:`~mechdesign.privacy.notions.Notion.parameter_names`) and the design's."""
+    return {name: (*cls.parameter_names(), *DESIGN_KEYS.get(name, ()))
+            for name, cls in REGISTRY.items()}
+
+
+NOTION_KEYS: dict[str, tuple[str, ...]] = notion_keys()
+""":func:`notion_keys` of the notions built in (at import)."""
+
+READABLE_PARAMETERS = ("epsilon", "delta", "spanner", "distance", "graph", "pairs", "kind")
+"""The notion parameters a ``[privacy]`` table can give (:func:`_notion` reads each)."""
+register_readable(*READABLE_PARAMETERS)
 
 OBJECTIVE_KEYS: dict[str, tuple[str, ...]] = {
     "expected_loss": ("loss", "k", "m", "prior"),
@@ -582,8 +612,9 @@ def _problem(rd: _Reader, data: dict, path: Path | None) -> ProblemFile:
     exp = rd.table(data, "expected", False)
     assert priv is not None and obj is not None
 
-    notion_name = rd.string(priv, "privacy", "notion", tuple(NOTION_KEYS))
-    rd.keys(priv, "privacy", ("notion", *NOTION_KEYS[notion_name]), f"notion {notion_name!r}")
+    keys = notion_keys()
+    notion_name = rd.string(priv, "privacy", "notion", tuple(keys))
+    rd.keys(priv, "privacy", ("notion", *keys[notion_name]), f"notion {notion_name!r}")
     kind = rd.string(obj, "objective", "kind", tuple(OBJECTIVE_KEYS))
     rd.keys(obj, "objective", ("kind", *OBJECTIVE_KEYS[kind]), f"objective {kind!r}")
     rd.keys(ins, "inputs", INPUT_KEYS, "[inputs]")

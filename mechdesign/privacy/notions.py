@@ -62,6 +62,68 @@ def register(cls: type[Notion]) -> type[Notion]:
     return cls
 
 
+# ------------------------------------------------------------------------------ facets
+FACETS: dict[str, str] = {
+    "measure": "the float measure: the class overrides Notion.measure (this module)",
+    "exact_verifier": "the rational-arithmetic check of verify_exact: "
+                      "register_facet(Cls, 'exact_verifier', fn) (mechdesign/privacy/verify.py)",
+    "formulation": "the design's cvxpy formulation: @formulation(Cls, ...) "
+                   "(mechdesign/design/formulations.py)",
+    "file_reader": "every parameter readable from a problem file's [privacy] table "
+                   "(mechdesign/io/problems.py, READABLE_PARAMETERS)",
+}
+"""What a notion needs to be designable, verifiable and readable, and where each is
+registered. :func:`missing_facets` says which a notion class lacks; a conformance test walks
+:data:`REGISTRY` with it."""
+
+_FACETS: dict[type, dict[str, Any]] = {}
+_READABLE: set[str] = set()
+
+
+def register_facet(notion_type: type[Notion], facet: str, value: Any) -> None:
+    """Register ``value`` as the ``facet`` (one of :data:`FACETS`) of ``notion_type``."""
+    if facet not in FACETS or facet in ("measure", "file_reader"):
+        raise InvalidParameterError(
+            f"unknown facet {facet!r}; registered facets: exact_verifier, formulation")
+    _FACETS.setdefault(notion_type, {})[facet] = value
+
+
+def register_readable(*parameters: str) -> None:
+    """Declare notion parameters a problem file can give (called by the file reader)."""
+    _READABLE.update(parameters)
+
+
+def notion_facet(notion: Notion | type[Notion], facet: str) -> Any:
+    """The ``facet`` registered for the notion's class (or its nearest base class); a typed
+    error naming the notion, the facet and where it is registered when there is none."""
+    cls = notion if isinstance(notion, type) else type(notion)
+    for base in cls.__mro__:
+        if facet in _FACETS.get(base, {}):
+            return _FACETS[base][facet]
+    raise InvalidParameterError(
+        f"{cls.__name__} has no {facet} registered ({FACETS.get(facet, facet)})")
+
+
+def missing_facets(notion_type: type[Notion]) -> tuple[str, ...]:
+    """The :data:`FACETS` ``notion_type`` lacks (empty: designable, verifiable, readable).
+    Registrations happen when their modules are imported (``mechdesign.design``,
+    ``mechdesign.io``), which this imports first."""
+    import importlib
+
+    for module in ("mechdesign.privacy.verify", "mechdesign.design.formulations",
+                   "mechdesign.io.problems"):
+        importlib.import_module(module)
+    out = []
+    if notion_type.measure is Notion.measure:
+        out.append("measure")
+    for facet in ("exact_verifier", "formulation"):
+        if not any(facet in _FACETS.get(b, {}) for b in notion_type.__mro__):
+            out.append(facet)
+    if not set(notion_type.parameter_names()) <= _READABLE:
+        out.append("file_reader")
+    return tuple(out)
+
+
 class Notion:
     """Base class of the privacy notions (frozen dataclasses).
 

@@ -103,7 +103,18 @@ from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from ..neighbors import distance_matrix, neighbour_pairs, ordered_pairs
 from .measures import DELETION_LP_TOLERANCE, DeletionLP, deletion_lp
-from .notions import VARIANTS, Notion
+from .notions import (
+    LDP,
+    SLDP,
+    VARIANTS,
+    WLDP,
+    ApproxLDP,
+    DeletionLDP,
+    MetricDP,
+    Notion,
+    notion_facet,
+    register_facet,
+)
 
 MAX_EXACT_ENTRIES = 400
 """Largest ``k * n`` (inputs times outputs, or messages) verified in rational arithmetic."""
@@ -114,7 +125,6 @@ MAX_EXACT_OUTPUTS = 10
 NOTIONS = VARIANTS
 """Notion names accepted by :func:`verify_exact` (``"sldp"`` is an alias of ``"sldp_mass"``)."""
 
-_EVENT_NOTIONS = ("sldp_pl", "sldp_bel", "wldp")
 
 
 @value_view
@@ -216,10 +226,9 @@ def _f(v: Fraction | float, digits: int = 17) -> str:
 _integers = dyadic_integers
 
 
-def _resolve(notion: Any, epsilon: Any, delta: Any, distance: Any, relation: dict
-             ) -> tuple[str, float, float, Any, dict]:
-    """(variant, epsilon, delta, distance, neighbour relation) of a notion object, or of a
-    name and parameters (read by :meth:`~mechdesign.privacy.notions.Notion.from_name`)."""
+def _resolve(notion: Any, epsilon: Any, delta: Any, distance: Any, relation: dict) -> Notion:
+    """The notion object given, or the one a name and parameters make (read by
+    :meth:`~mechdesign.privacy.notions.Notion.from_name`)."""
     if isinstance(notion, str):
         params = {"epsilon": epsilon, "delta": delta if delta != 0.0 else None,
                   "distance": distance, **relation}
@@ -239,8 +248,7 @@ def _resolve(notion: Any, epsilon: Any, delta: Any, distance: Any, relation: dic
         raise InvalidParameterError(
             f"{notion!r} carries its own parameters; do not pass epsilon, delta, distance, "
             "pairs or graph")
-    return (notion.variant, notion.epsilon, getattr(notion, "delta", 0.0),  # type: ignore
-            getattr(notion, "distance", None), getattr(notion, "relation", {}))
+    return notion
 
 
 def _check_size(k: int, n: int, what: str) -> None:
@@ -725,29 +733,58 @@ def verify_exact(mechanism: Any, notion: Any, epsilon: float | None = None,
     """
     digits = check_int(digits, "digits", 20)
     tol = Fraction(check_epsilon(tolerance, "tolerance"))
-    name, eps, dl, dist, relation = _resolve(notion, epsilon, delta, distance,
-                                             {"pairs": pairs, "graph": graph})
-    if name in _EVENT_NOTIONS:
-        ev = as_evidential(mechanism)
-        _check_size(ev.n_inputs, len(ev.focal_sets), "evidential mechanism")
-        return _verify_events(ev, name, eps, digits, tol)
-    if name == "sldp_mass":
-        ev = as_evidential(mechanism)
-        _check_size(ev.n_inputs, len(ev.focal_sets), "evidential mechanism")
-        return _verify_ldp(_integers(ev.masses)[0], eps, digits, "sldp_mass", "SLDP (masses)",
-                           tol)
+    resolved = _resolve(notion, epsilon, delta, distance, {"pairs": pairs, "graph": graph})
+    return notion_facet(resolved, "exact_verifier")(mechanism, resolved, digits, tol)
+
+
+# ------------------------------------------------------------------------------ registrations
+# One exact verifier per notion type, registered on the notion registry's facets
+# (:data:`mechdesign.privacy.notions.FACETS`): ``fn(mechanism, notion, digits, tolerance)``.
+def _ordinary(mechanism: Any) -> tuple[Mechanism, list[list[int]], int]:
     mech = as_mechanism(mechanism)
     _check_size(mech.n_inputs, mech.n_outputs, "mechanism")
     N, D = _integers(mech.matrix)
-    if name == "ldp":
-        return _verify_ldp(N, eps, digits, tol=tol)
-    if name == "approx_ldp":
-        rel = neighbour_pairs(mech.inputs, **relation)
-        ordered = None if rel is None else list(zip(*map(np.ndarray.tolist,
-                                                           ordered_pairs(*rel)), strict=True))
-        return _verify_approx(N, D, eps, dl, digits, tol, ordered)
-    if name == "deletion_ldp":
-        if dl == 0.0:
-            return _verify_deletion_pure(N, D, eps, digits, tol)
-        return _verify_deletion_approx(mech.matrix, N, D, eps, dl, digits, tol)
-    return _verify_metric(mech, N, eps, dist, digits, tol)
+    return mech, N, D
+
+
+def _evidential(mechanism: Any) -> EvidentialMechanism:
+    ev = as_evidential(mechanism)
+    _check_size(ev.n_inputs, len(ev.focal_sets), "evidential mechanism")
+    return ev
+
+
+def _exact_ldp(mechanism: Any, notion: Any, digits: int, tol: Fraction) -> Verification:
+    return _verify_ldp(_ordinary(mechanism)[1], notion.epsilon, digits, tol=tol)
+
+
+def _exact_approx(mechanism: Any, notion: Any, digits: int, tol: Fraction) -> Verification:
+    mech, N, D = _ordinary(mechanism)
+    rel = neighbour_pairs(mech.inputs, **notion.relation)
+    ordered = None if rel is None else list(zip(*map(np.ndarray.tolist, ordered_pairs(*rel)),
+                                                 strict=True))
+    return _verify_approx(N, D, notion.epsilon, notion.delta, digits, tol, ordered)
+
+
+def _exact_deletion(mechanism: Any, notion: Any, digits: int, tol: Fraction) -> Verification:
+    mech, N, D = _ordinary(mechanism)
+    if notion.delta == 0.0:
+        return _verify_deletion_pure(N, D, notion.epsilon, digits, tol)
+    return _verify_deletion_approx(mech.matrix, N, D, notion.epsilon, notion.delta, digits, tol)
+
+
+def _exact_metric(mechanism: Any, notion: Any, digits: int, tol: Fraction) -> Verification:
+    mech, N, _ = _ordinary(mechanism)
+    return _verify_metric(mech, N, notion.epsilon, notion.distance, digits, tol)
+
+
+def _exact_belief(mechanism: Any, notion: Any, digits: int, tol: Fraction) -> Verification:
+    ev = _evidential(mechanism)
+    if notion.variant == "sldp_mass":
+        return _verify_ldp(_integers(ev.masses)[0], notion.epsilon, digits, "sldp_mass",
+                           "SLDP (masses)", tol)
+    return _verify_events(ev, notion.variant, notion.epsilon, digits, tol)
+
+
+for _cls, _fn in ((LDP, _exact_ldp), (ApproxLDP, _exact_approx), (DeletionLDP, _exact_deletion),
+                  (MetricDP, _exact_metric), (SLDP, _exact_belief), (WLDP, _exact_belief)):
+    register_facet(_cls, "exact_verifier", _fn)
