@@ -383,7 +383,7 @@ def test_dont_know_analysis_repr_is_short_and_flags_degenerate_readings():
 
 
 # ------------------------------------------------------------------ the whole public API
-# Issue 30 item 5: every public result or value type shows itself in one line of at most
+# Every public result or value type shows itself in one line of at most
 # 200 characters and has an HTML form, at realistic sizes (k = 40 for surveys).
 
 PUBLIC_MODULES = ("mechdesign", "mechdesign.accounting", "mechdesign.estimation",
@@ -457,6 +457,7 @@ def _builders() -> dict[str, object]:
             np.full((K, K), 1 / K), [[i] for i in range(K)]),
         "DesignProblem": lambda: md.io.load_example("krr_hamming").problem,
         "DesignResult": _design,
+        "Plan": lambda: md.io.load_example("geo_grid_3x3").problem.plan(),
         "Certificate": lambda: _design().certificate,
         "Frontier": lambda: md.frontier.frontier(md.io.load_example("krr_hamming").problem,
                                                  [0.5, 1.0, 2.0]),
@@ -474,8 +475,8 @@ def _builders() -> dict[str, object]:
         "ShuffleBound": lambda: A.shuffle_epsilon(1.0, 10_000, 1e-6),
         "ShuffleDelta": lambda: A.shuffle_delta(1.0, 10_000, 0.5),
         "ExactShuffle": lambda: A.exact_shuffle_delta(md.randomized_response(3, 1.0), 50, 0.5),
-        "SubsampledPrivacy": lambda: A.subsampling_privacy(RR40, 0.1),
-        "Guarantee": lambda: A.subsampled(1.0, 1e-6, 0.1),
+        "SubsampledPrivacy": lambda: A.exact_subsampling_epsilon(RR40, 0.1),
+        "Guarantee": lambda: A.subsampling_bound(1.0, 1e-6, 0.1),
         "SequentialPrivacy": lambda: A.sequential_composition(RR40, RR40),
         "GroupPrivacy": lambda: A.advanced_grouposition(1.0, 5, 1e-6),
         "TradeoffCurve": lambda: A.tradeoff_function(RR40),
@@ -544,7 +545,7 @@ def test_every_public_result_has_a_short_repr_and_html(name):
 
 
 def test_survey_estimate_repr_is_one_line_at_k40():
-    # issue 30: the dataclass repr was 3,402 characters (every array written out)
+    # the dataclass repr was once 3,402 characters (every array written out)
     est = BUILDERS["SurveyEstimate"]()
     text = check_repr(est)
     assert text.startswith("<SurveyEstimate n=4000, 40 values, inverse, 95% intervals:")

@@ -1,7 +1,8 @@
 r"""The one place a :class:`~mechdesign.design.result.DesignResult` is assembled.
 
-Every solve path ends here: :func:`certified_result` for a matrix (cleaned, re-measured,
-repaired if needed and labelled by :func:`~mechdesign.design.certify.certify`),
+Every solve path ends here: :func:`certify_solution` for a matrix, handed over as a typed
+:class:`Solution` (cleaned, re-measured, repaired if needed and labelled by
+:func:`~mechdesign.design.certify.certify`),
 :func:`unsolved_result` when there is none, :func:`analytic_result` for a closed-form
 optimum too large to write as a matrix. The rules of ``docs/certificates.md`` apply to all
 of them: a result is ``optimal`` only when the returned matrix meets the privacy target and
@@ -13,13 +14,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .bound import relative_gap
 from .certify import certify
-from .result import Certificate, DesignResult, Status
+from .result import Certificate, DesignResult, Optimum, Status
 
 if TYPE_CHECKING:
     from ..oracles import FrequencyOracle
@@ -53,36 +55,91 @@ def gap_of(objective: Objective, value: float, bound: float | None,
     return relative_gap(v, bd, GAP_FLOOR)
 
 
-def certified_result(spec: DesignProblem, Q: np.ndarray, solver_value: float | None,
-                     status: Status, solver: str, optimum: str, formulation: str,
-                     build_time: float, solve_time: float, duals: dict,
-                     notes: Sequence[str], structure: dict | None = None,
-                     outputs: Sequence | None = None, *, bound: float | None = None,
-                     gap: float | None = None, expect_bound: bool = False,
-                     build: Callable[[np.ndarray], Any] | None = None,
-                     evaluate: Callable[[np.ndarray], float] | None = None,
-                     oracle: FrequencyOracle | None = None) -> DesignResult:
-    """Certify ``Q`` and label it.
+@dataclass(frozen=True, kw_only=True)
+class Solution:
+    """What a solve method hands to certification: the matrix and everything known about
+    how it was obtained (one typed boundary from every method to :func:`certify_solution`).
 
-    The gap is recomputed on the returned matrix against ``bound`` (an independent bound on
-    the optimum in the objective's units), or given (closed forms, staircase programs).
-    ``expect_bound`` with no bound labels the optimum ``"global, solver-reported"``.
-    ``build`` and ``evaluate`` replace the problem's mechanism constructor and objective
-    (the Walley reduction certifies masses but evaluates on the outputs; its user
-    constraints were checked on the inner problem). ``oracle``: the same optimum as a
-    structured mechanism (:attr:`DesignResult.oracle`).
+    Attributes
+    ----------
+    Q : ndarray
+        The solver's matrix (cleaned, re-measured and repaired by certification).
+    solver_value : float or None
+        The method's own objective value.
+    status : Status
+        How the method ended (relabelled by the certified gap).
+    solver : str
+        The engine or solver that produced Q.
+    optimum : Optimum
+        What the method claims (``global``, ``local``, ``catalog``...).
+    formulation : str
+        A description of the program or method.
+    build_time, solve_time : float
+        Seconds.
+    duals : dict
+        Dual values by constraint name.
+    notes : tuple of str
+    structure : dict
+        What the method found (a family, a working set, patterns, rounds).
+    outputs : sequence, optional
+        Output labels of Q (default: the problem's).
+    bound : float, optional
+        An independent bound on the optimum (the gap is recomputed on the returned matrix).
+    gap : float, optional
+        The certified gap when known directly (closed forms, staircase programs).
+    expect_bound : bool
+        A global optimum without a bound is labelled ``"global, solver-reported"``.
+    build, evaluate : callable, optional
+        Replace the problem's mechanism constructor and objective (the Walley reduction
+        certifies masses but evaluates on the outputs; its user constraints were checked on
+        the inner problem).
+    oracle : FrequencyOracle, optional
+        The same optimum as a structured mechanism.
     """
+
+    Q: np.ndarray
+    solver_value: float | None
+    status: Status
+    solver: str
+    optimum: Optimum
+    formulation: str
+    build_time: float = 0.0
+    solve_time: float = 0.0
+    duals: dict = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    structure: dict = field(default_factory=dict)
+    outputs: Sequence | None = None
+    bound: float | None = None
+    gap: float | None = None
+    expect_bound: bool = False
+    build: Callable[[np.ndarray], Any] | None = None
+    evaluate: Callable[[np.ndarray], float] | None = None
+    oracle: FrequencyOracle | None = None
+
+
+def certify_solution(spec: DesignProblem, sol: Solution) -> DesignResult:
+    """Certify ``sol.Q`` and label it: the one way a solved matrix becomes a result.
+
+    The gap is recomputed on the returned matrix against ``sol.bound`` (an independent
+    bound on the optimum in the objective's units), or given (``sol.gap``: closed forms,
+    staircase programs). ``expect_bound`` with no bound labels the optimum ``"global,
+    solver-reported"``; a global program's point that is not certified optimal is ``"not
+    certified"``.
+    """
+    build = sol.build
     if build is None:
         def build(C: np.ndarray) -> Any:
-            return spec.build_mechanism(C, outputs)
-    own_objective = evaluate is None  # else the user constraints were checked elsewhere
-    evaluate = evaluate or spec.objective.evaluate
-    mech, C, cert = certify(Q, spec.privacy, build, evaluate, solver_value)
-    notes = [*notes, *_repair_notes(cert)]
+            return spec.build_mechanism(C, sol.outputs)
+    own_objective = sol.evaluate is None  # else the user constraints were checked elsewhere
+    evaluate = sol.evaluate or spec.objective.evaluate
+    mech, C, cert = certify(sol.Q, spec.privacy, build, evaluate, sol.solver_value)
+    notes = [*sol.notes, *_repair_notes(cert)]
     value = evaluate(C)
-    if bound is not None:
-        gap = gap_of(spec.objective, value, bound, spec.objective.scaling())
-    status, optimum = _label(status, optimum, gap, expect_bound, solver, notes)
+    gap = sol.gap
+    if sol.bound is not None:
+        gap = gap_of(spec.objective, value, sol.bound, spec.objective.scaling())
+    status, optimum = _label(sol.status, Optimum(sol.optimum), gap, sol.expect_bound,
+                             sol.solver, notes)
     if own_objective:
         broken = {k: v for k, v in spec.constraint_violations(C).items()
                   if v > USER_CONSTRAINT_TOL}
@@ -95,11 +152,11 @@ def certified_result(spec: DesignProblem, Q: np.ndarray, solver_value: float | N
         notes.append("the returned matrix does NOT meet the privacy target")
     return DesignResult(
         status=status if cert.met else Status.INACCURATE, value=value,
-        solver_value=solver_value, optimum=optimum, certificate=cert, duals=duals,
-        solver=solver, formulation=formulation, build_time=build_time,
-        solve_time=solve_time, notes=tuple(notes), structure=structure or {},
+        solver_value=sol.solver_value, optimum=optimum, certificate=cert, duals=sol.duals,
+        solver=sol.solver, formulation=sol.formulation, build_time=sol.build_time,
+        solve_time=sol.solve_time, notes=tuple(notes), structure=sol.structure,
         user_constraints=tuple(spec.constraints), gap=gap,
-        _mechanism=mech if cert.met else None, _oracle=oracle if cert.met else None,
+        _mechanism=mech if cert.met else None, _oracle=sol.oracle if cert.met else None,
         _unavailable="" if cert.met else (
             f"measured {cert.achieved!r} does not meet the target {cert.target!r} even "
             "after repair"))
@@ -116,8 +173,8 @@ def _repair_notes(cert: Certificate) -> list[str]:
     return []
 
 
-def _label(status: Status, optimum: str, gap: float | None, expect_bound: bool,
-           solver: str, notes: list[str]) -> tuple[Status, str]:
+def _label(status: Status, optimum: Optimum, gap: float | None, expect_bound: bool,
+           solver: str, notes: list[str]) -> tuple[Status, Optimum]:
     """Status and optimum label from the certified gap (appends the reasons to notes)."""
     if status is Status.INACCURATE and gap is not None and gap <= GAP_TOL:
         notes.append(f"{solver} reported an inaccurate solution; the returned matrix is "
@@ -125,7 +182,7 @@ def _label(status: Status, optimum: str, gap: float | None, expect_bound: bool,
         status = Status.OPTIMAL
     if optimum == "global" and status is Status.OPTIMAL:
         if gap is None and expect_bound:
-            optimum = "global, solver-reported"
+            optimum = Optimum.SOLVER_REPORTED
             notes.append("no independent bound on the optimum (a program without a bound "
                          "recomputed from its data, or a variable without bounds): "
                          "optimality is the solver's word")
@@ -134,16 +191,16 @@ def _label(status: Status, optimum: str, gap: float | None, expect_bound: bool,
             notes.append(f"certified relative optimality gap {gap:.3g} exceeds {GAP_TOL:g}: "
                          "a better mechanism may exist")
     if optimum == "global" and status is not Status.OPTIMAL:
-        optimum = "not certified"  # the global program's best point so far, not its optimum
+        optimum = Optimum.NOT_CERTIFIED  # the global program's best point so far
     return status, optimum
 
 
 def unsolved_result(spec: DesignProblem, status: Status, solver: str, formulation: str,
                     build_time: float, solve_time: float, notes: Sequence[str],
-                    error: str = "", optimum: str = "global") -> DesignResult:
+                    error: str = "", optimum: Optimum = Optimum.GLOBAL) -> DesignResult:
     """A result without a mechanism (infeasible, unbounded, solver error): ``mechanism``
     raises the typed error that ``status`` and ``error`` call for."""
-    return DesignResult(status=status, value=None, solver_value=None, optimum=optimum,
+    return DesignResult(status=status, value=None, solver_value=None, optimum=Optimum(optimum),
                         certificate=None, duals={}, solver=solver, formulation=formulation,
                         build_time=build_time, solve_time=solve_time, notes=tuple(notes),
                         user_constraints=tuple(spec.constraints), _unavailable=error)
@@ -161,7 +218,7 @@ def analytic_result(spec: DesignProblem, value: float, epsilon: float, formulati
                        met=achieved <= epsilon, tolerance=0.0, repair="none",
                        repair_weight=0.0, value_gap=0.0, method=method)
     return DesignResult(
-        status=Status.OPTIMAL, value=value, solver_value=value, optimum="global",
+        status=Status.OPTIMAL, value=value, solver_value=value, optimum=Optimum.GLOBAL,
         certificate=cert, duals={}, solver="closed form", formulation=formulation,
         build_time=0.0, solve_time=solve_time, gap=0.0, notes=(note,), structure=structure,
         _unavailable=unavailable, _oracle=oracle)

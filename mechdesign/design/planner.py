@@ -25,15 +25,16 @@ The order (first applicable wins):
 
 from __future__ import annotations
 
-import enum
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._html import clip, kv_table, short_repr, wrap
 from ..privacy.notions import LDP, ApproxLDP, DeletionLDP, MetricDP
 from .objectives import EstimationVariance, ExpectedLoss, InformationObjective, MinimaxEstimation
+from .result import Method
 from .solvers import BYTES_PER_NONZERO, MEMORY_BUDGET, Deadline
 
 if TYPE_CHECKING:
@@ -76,23 +77,7 @@ to above 1 at 30 on 100 x 100 losses). Above, the global program's split ratio r
 used. Deletion LDP's caps are ``e^{2 eps} - 1``: its path stops at half this epsilon."""
 
 
-class Method(enum.StrEnum):
-    """The methods the planner chooses from (the string values are what JSON carries)."""
-
-    WALLEY = "walley"
-    CLOSED_FORM_KRR = "closed_form_krr"
-    WORKING_SET = "working_set"
-    MINIMAX_STAIRCASE = "minimax_staircase"
-    PATTERN_GENERATION = "pattern_generation"
-    LOCAL = "local"
-    SYMMETRIC = "symmetric"
-    STAIRCASE = "staircase"
-    ROW_GENERATION = "row_generation"
-    PROGRAM = "program"
-
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Plan:
     """What :func:`run` will do for a problem, decided without building it.
 
@@ -133,6 +118,19 @@ class Plan:
         lines += [f"fallback: {f}" for f in self.fallbacks]
         lines += ["why:"] + [f"  {r}" for r in self.reasons]
         return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return short_repr("Plan", f"{self.method.value}: {clip(self.reasons[-1], 120)}")
+
+    def _repr_html_(self) -> str:
+        """The plan as a table (notebooks)."""
+        rows = [("method", self.method.value), ("solver", self.solver_policy),
+                ("memory", "checked as it goes" if self.memory_bytes is None
+                 else f"{self.memory_bytes:,} bytes"),
+                *(("reduction", r) for r in self.reductions),
+                *(("fallback", f) for f in self.fallbacks),
+                *(("why", r) for r in self.reasons)]
+        return wrap(kv_table(rows, "Plan"))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the method as its string value)."""
@@ -438,4 +436,4 @@ def run(the_plan: Plan, problem: DesignProblem, solver: str | None, options: dic
             res = s.solve_staircase(problem, solver, options, deadline)
         if isinstance(problem.objective, EstimationVariance):
             res = s.prefer_known(problem, res)
-    return dataclasses.replace(res, method=m.value)
+    return dataclasses.replace(res, method=m)

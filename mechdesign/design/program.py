@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 import cvxpy as cp
 import numpy as np
 
-from .outcome import GAP_TOL, certified_result, gap_of, unsolved_result
-from .result import DesignResult, Status
+from .outcome import GAP_TOL, Solution, certify_solution, gap_of, unsolved_result
+from .result import DesignResult, Optimum, Status
 from .solvers import (
     BLOCK_IPM_OPTION,
     Deadline,
@@ -210,13 +210,15 @@ class Program:
                    for before, after in itertools.pairwise(runs)))
         best = best_run(runs)
         if best is not None:
-            res = certified_result(
-                spec, best.Q, best.solver_value, best.status, best.engine or best.name, "global",
-                formulation, build_time, solve_time, best.duals, (*notes, *best.warnings),
-                bound=best.bound, expect_bound=True)
+            res = certify_solution(spec, Solution(
+                Q=best.Q, solver_value=best.solver_value, status=best.status,
+                solver=best.engine or best.name, optimum=Optimum.GLOBAL,
+                formulation=formulation, build_time=build_time, solve_time=solve_time,
+                duals=best.duals, notes=(*notes, *best.warnings), bound=best.bound,
+                expect_bound=True))
             if getattr(spec.privacy, "spanner", None) and res.optimum == "global":
                 # the spanner's constraints are stricter than the notion: optimal for them
-                return dataclasses.replace(res, optimum="spanner", notes=(
+                return dataclasses.replace(res, optimum=Optimum.SPANNER, notes=(
                     *res.notes, "optimal over the spanner's constraints, which are stricter "
                     "than metric privacy itself: the gap is to that restricted optimum"))
             return res

@@ -44,6 +44,34 @@ class Status(enum.Enum):
         return self.value
 
 
+class Optimum(enum.StrEnum):
+    """What a result's value is known to be (:attr:`DesignResult.optimum`; the string
+    values are what JSON carries and compare equal to plain strings)."""
+
+    GLOBAL = "global"
+    SOLVER_REPORTED = "global, solver-reported"
+    SPANNER = "spanner"
+    LOCAL = "local"
+    CATALOG = "catalog"
+    NOT_CERTIFIED = "not certified"
+
+
+class Method(enum.StrEnum):
+    """The methods the planner (:mod:`~mechdesign.design.planner`) chooses from
+    (:attr:`DesignResult.method`; the string values are what JSON carries)."""
+
+    WALLEY = "walley"
+    CLOSED_FORM_KRR = "closed_form_krr"
+    WORKING_SET = "working_set"
+    MINIMAX_STAIRCASE = "minimax_staircase"
+    PATTERN_GENERATION = "pattern_generation"
+    LOCAL = "local"
+    SYMMETRIC = "symmetric"
+    STAIRCASE = "staircase"
+    ROW_GENERATION = "row_generation"
+    PROGRAM = "program"
+
+
 @dataclass(frozen=True)
 class Certificate:
     """What the returned matrix was measured to guarantee, independently of the solver.
@@ -126,11 +154,14 @@ class DesignResult:
         The objective evaluated (numpy) on the returned mechanism.
     solver_value : float or None
         The optimal value reported by the solver.
-    optimum : str
+    optimum : Optimum
         ``"global"`` (LP / convex program / closed form), ``"global, solver-reported"``
         (no independent bound), ``"spanner"`` (metric privacy with ``spanner=t``: optimal
-        over the spanner's constraints, which are stricter than the notion) or ``"local"``
-        (minorise-maximise from several starts, for notions without a known exact program).
+        over the spanner's constraints, which are stricter than the notion), ``"local"``
+        (minorise-maximise from several starts, for notions without a known exact program),
+        ``"catalog"`` (a stopped design replaced by a better catalog mechanism) or ``"not
+        certified"`` (a global program's best point, stopped before its gap closed). A
+        :class:`Optimum` (a string enum: it compares equal to these strings).
     certificate : Certificate or None
     duals : dict
         Dual values by constraint name (``"rows"``, ``"privacy"`` and the user's names), in
@@ -162,16 +193,15 @@ class DesignResult:
     conflict : tuple of str
         When infeasible: a minimal set of user constraints that cannot hold together with
         the privacy constraints (:meth:`DesignProblem.infeasible_constraints`).
-    method : str
-        The method that produced it (a :class:`~mechdesign.design.planner.Method` value:
-        ``"program"``, ``"working_set"``, ``"staircase"``, ...; see
-        :meth:`DesignProblem.plan`).
+    method : Method or None
+        The method that produced it (``"program"``, ``"working_set"``, ``"staircase"``, ...;
+        :meth:`DesignProblem.plan` says why); None for a result not made by the planner.
     """
 
     status: Status
     value: float | None
     solver_value: float | None
-    optimum: str
+    optimum: Optimum
     certificate: Certificate | None
     duals: dict = field(repr=False)
     solver: str
@@ -183,7 +213,7 @@ class DesignResult:
     user_constraints: tuple[str, ...] = ()
     gap: float | None = None
     conflict: tuple[str, ...] = ()
-    method: str = ""
+    method: Method | None = None
     _mechanism: Mechanism | EvidentialMechanism | None = field(default=None, repr=False)
     _unavailable: str = field(default="", repr=False)
     _oracle: FrequencyOracle | None = field(default=None, repr=False)
@@ -271,13 +301,14 @@ class DesignResult:
         cert = self.certificate
         return {
             "status": str(self.status), "value": self.value, "solver_value": self.solver_value,
-            "optimum": self.optimum, "solver": self.solver, "formulation": self.formulation,
+            "optimum": str(self.optimum), "solver": self.solver, "formulation": self.formulation,
             "build_time": self.build_time, "solve_time": self.solve_time,
             "notes": list(self.notes), "structure": self.structure, "gap": self.gap,
             "oracle": None if self._oracle is None else self._oracle.to_dict(),
             "user_constraints": {name: {"dual": _dual_value(self.duals.get(name))}
                                  for name in self.user_constraints},
-            "conflict": list(self.conflict), "method": self.method,
+            "conflict": list(self.conflict),
+            "method": None if self.method is None else str(self.method),
             "certificate": None if cert is None else {
                 "notion": cert.notion, "target": cert.target, "achieved": cert.achieved,
                 "met": cert.met, "tolerance": cert.tolerance, "repair": cert.repair,

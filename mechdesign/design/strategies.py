@@ -44,9 +44,9 @@ from .objectives import (
     WorstCaseLoss,
     unit_range,
 )
-from .outcome import GAP_TOL, analytic_result, certified_result, unsolved_result
+from .outcome import GAP_TOL, Solution, analytic_result, certify_solution, unsolved_result
 from .program import SECOND_METHOD_MIN_SECONDS, best_run, run_solve
-from .result import DesignResult, Status
+from .result import DesignResult, Optimum, Status
 from .solvers import Deadline, check_memory, choose_solver
 from .symmetry import check_invariant
 
@@ -124,10 +124,10 @@ def solve_working_set(spec: DesignProblem, options: dict, time_limit: float | No
     elif sol.status != "optimal":
         notes.append(f"the working-set loop stopped early ({sol.status}): the best point so "
                      "far, with its certified gap")
-    return certified_result(spec, sol.Q, scale * sol.value + offset, status, "HIGHS",
-                            "global", form, 0.0, solve_time, {}, notes,
-                            {"working_set": list(sol.outputs)},
-                            bound=scale * sol.bound + offset)
+    return certify_solution(spec, Solution(
+        Q=sol.Q, solver_value=scale * sol.value + offset, status=status, solver="HIGHS",
+        optimum=Optimum.GLOBAL, formulation=form, solve_time=solve_time, notes=tuple(notes),
+        structure={"working_set": list(sol.outputs)}, bound=scale * sol.bound + offset))
 
 
 def _second_deadline(deadline: Deadline, answered: bool) -> Deadline:
@@ -287,10 +287,12 @@ def solve_walley(spec: DesignProblem, solver: str | None, options: dict,
 
     note = ("Walley reading: every completion of an eps-WLDP mechanism is eps-LDP, so the "
             "worst-case optimum is the pure-LDP optimum (no 'don't know' mass)")
-    out = certified_result(spec, M, res.solver_value, res.status, res.solver, res.optimum,
-                           "WLDP (Walley) reduced to " + res.formulation, res.build_time,
-                           res.solve_time, res.duals, (*res.notes, note), res.structure,
-                           gap=res.gap, build=build, evaluate=on_outputs)
+    out = certify_solution(spec, Solution(
+        Q=M, solver_value=res.solver_value, status=res.status, solver=res.solver,
+        optimum=res.optimum, formulation="WLDP (Walley) reduced to " + res.formulation,
+        build_time=res.build_time, solve_time=res.solve_time, duals=res.duals,
+        notes=(*res.notes, note), structure=res.structure, gap=res.gap, build=build,
+        evaluate=on_outputs))
     if out.certificate is not None and out.certificate.repair != "none":
         # the embedding changes no objective value unless the WLDP check had to repair it
         return dataclasses.replace(out, status=Status.INACCURATE, gap=None)
@@ -338,10 +340,11 @@ def prefer_known(spec: DesignProblem, res: DesignResult) -> DesignResult:
             "objective and is returned instead")
     Q = M if not spec.outputs_given else np.hstack(
         [M, np.zeros((spec.k, spec.n - M.shape[1]))])
-    out = certified_result(spec, Q, value, Status.INACCURATE, "catalog", "catalog",
-                           f"catalog: {oracle!r}", res.build_time, res.solve_time, {},
-                           [*res.notes, note], bound=bound, expect_bound=bound is not None,
-                           oracle=oracle)
+    out = certify_solution(spec, Solution(
+        Q=Q, solver_value=value, status=Status.INACCURATE, solver="catalog",
+        optimum=Optimum.CATALOG, formulation=f"catalog: {oracle!r}",
+        build_time=res.build_time, solve_time=res.solve_time, notes=(*res.notes, note),
+        bound=bound, expect_bound=bound is not None, oracle=oracle))
     return out
 
 
@@ -364,9 +367,10 @@ def solve_staircase(spec: DesignProblem, solver: str | None, options: dict,
         return solve_local(spec, solver, options, t0, note, deadline)
     status = Status.OPTIMAL if sol.accurate else Status.INACCURATE
     notes = (deadline.note(),) if sol.stopped else ()
-    return certified_result(spec, Q, sol.value, status, sol.solver, "global", form, 0.0,
-                            time.perf_counter() - t0, {}, notes, bound=sol.bound,
-                            expect_bound=True)
+    return certify_solution(spec, Solution(
+        Q=Q, solver_value=sol.value, status=status, solver=sol.solver, optimum=Optimum.GLOBAL,
+        formulation=form, solve_time=time.perf_counter() - t0, notes=tuple(notes),
+        bound=sol.bound, expect_bound=True))
 
 
 def solve_minimax_estimation(spec: DesignProblem, solver: str | None, options: dict,
@@ -403,9 +407,10 @@ def solve_minimax_estimation(spec: DesignProblem, solver: str | None, options: d
     r = len(spec.objective.priors)  # type: ignore[attr-defined]
     form = (f"staircase epigraph program over 2^k - 1 patterns, {r} priors; dual "
             "Frank-Wolfe lower bound")
-    return certified_result(spec, Q, sol.value, status, sol.solver, "global", form, 0.0,
-                            time.perf_counter() - t0, {}, (), bound=sol.bound,
-                            expect_bound=True)
+    return certify_solution(spec, Solution(
+        Q=Q, solver_value=sol.value, status=status, solver=sol.solver, optimum=Optimum.GLOBAL,
+        formulation=form, solve_time=time.perf_counter() - t0, bound=sol.bound,
+        expect_bound=True))
 
 
 def solve_pattern_generation(spec: DesignProblem, eps: float, t0: float,
@@ -427,9 +432,11 @@ def solve_pattern_generation(spec: DesignProblem, eps: float, t0: float,
     if sol.bound is None:
         notes.append("the semidefinite bound failed: no certified gap")
     status = Status.INACCURATE if sol.stopped else Status.OPTIMAL  # the gap labels it
-    return certified_result(spec, sol.Q, sol.value, status, "barrier (numpy); bound: CLARABEL",
-                            "global", form, 0.0, time.perf_counter() - t0, {}, notes,
-                            bound=sol.bound, expect_bound=True)
+    return certify_solution(spec, Solution(
+        Q=sol.Q, solver_value=sol.value, status=status,
+        solver="barrier (numpy); bound: CLARABEL", optimum=Optimum.GLOBAL, formulation=form,
+        solve_time=time.perf_counter() - t0, notes=tuple(notes), bound=sol.bound,
+        expect_bound=True))
 
 
 def oracle_comparison(objective: EstimationVariance, eps: float, value: float) -> str:
@@ -524,9 +531,10 @@ def solve_hamming(spec: DesignProblem, a: float, b: float) -> DesignResult:
     form = "closed form: k-RR is optimal for Hamming loss (no program built)"
     if k * k <= catalog.MAX_ENTRIES:
         mech = catalog.randomized_response(k, eps)
-        return certified_result(spec, mech.matrix, value, Status.OPTIMAL, "closed form",
-                                "global", form, 0.0, time.perf_counter() - t0, {}, (),
-                                structure, outputs=spec.outputs, gap=0.0, oracle=oracle)
+        return certify_solution(spec, Solution(
+            Q=mech.matrix, solver_value=value, status=Status.OPTIMAL, solver="closed form",
+            optimum=Optimum.GLOBAL, formulation=form, solve_time=time.perf_counter() - t0,
+            structure=structure, outputs=spec.outputs, gap=0.0, oracle=oracle))
     return analytic_result(
         spec, value, eps, form, time.perf_counter() - t0, structure,
         method="exact: the structured mechanism's privacy ratio",
@@ -552,9 +560,10 @@ def solve_symmetric(spec: DesignProblem, eps: float, t0: float) -> DesignResult:
     form = "symmetric reduction: d-subset selection, closed form over d"
     if k * math.comb(k, d) <= catalog.MAX_ENTRIES:
         mech = catalog.subset_selection(k, d, eps)
-        return certified_result(spec, mech.matrix, value, Status.OPTIMAL, "closed form",
-                                "global", form, 0.0, elapsed, {}, (), structure,
-                                outputs=mech.outputs, gap=0.0, oracle=oracle)
+        return certify_solution(spec, Solution(
+            Q=mech.matrix, solver_value=value, status=Status.OPTIMAL, solver="closed form",
+            optimum=Optimum.GLOBAL, formulation=form, solve_time=elapsed,
+            structure=structure, outputs=mech.outputs, gap=0.0, oracle=oracle))
     return analytic_result(
         spec, value, eps, form, elapsed, structure,
         method=("exact: the structured mechanism's largest privacy ratio, "
@@ -594,10 +603,11 @@ def solve_local(spec: DesignProblem, solver: str | None, options: dict, t0: floa
             spec.objective, feasible, run, spec.k, spec.n, expired=lambda: deadline.expired)
     except InfeasibleDesignError:  # the feasible set itself is empty (first projection)
         return unsolved_result(spec, Status.INFEASIBLE, names[-1] if names else "", "local",
-                               0.0, time.perf_counter() - t0, (note,), optimum="local")
+                               0.0, time.perf_counter() - t0, (note,), optimum=Optimum.LOCAL)
     status, notes = Status.OPTIMAL, (note,)
     if stopped:
         status, notes = Status.INACCURATE, (note, deadline.note())
-    return certified_result(spec, Q, value, status, names[-1] if names else "", "local",
-                            f"minorise-maximise, {iters} convex steps", 0.0,
-                            time.perf_counter() - t0, {}, notes)
+    return certify_solution(spec, Solution(
+        Q=Q, solver_value=value, status=status, solver=names[-1] if names else "",
+        optimum=Optimum.LOCAL, formulation=f"minorise-maximise, {iters} convex steps",
+        solve_time=time.perf_counter() - t0, notes=tuple(notes)))

@@ -154,7 +154,7 @@ class _Sweep:
         formulation = twin.privacy_formulation() + " (parametric, compiled once" + (
             "; HiGHS simplex warm-started from the previous basis)" if self.warm else ")")
         res = program.conclude(runs, formulation, build_time, solve_time, spec=twin)
-        return with_objective_notes(dataclasses.replace(res, method=the_plan.method.value),
+        return with_objective_notes(dataclasses.replace(res, method=the_plan.method),
                                     twin)
 
 

@@ -149,3 +149,15 @@ def test_metric_privacy_rows_are_generated_in_the_sweep_too(monkeypatch):
     swept = frontier(problem, [0.5], workers=1).results[0]
     assert swept.method == alone.method == "row_generation"
     assert swept.value == pytest.approx(alone.value, rel=1e-7)
+
+
+@pytest.mark.slow
+def test_frontier_at_k_1700_takes_the_working_set_like_solve():
+    # pure LDP, absolute loss, k = 1700: the whole program needs about 13.5 GiB (refused
+    # up front); solve() and now every frontier point take the working set (3 s, 530 MiB)
+    problem = DesignProblem(LDP(1.0), ExpectedLoss(absolute_loss(1700)))
+    with pytest.raises(MechdesignError, match="limit"):
+        problem.compile()
+    res = frontier(problem, [1.0], workers=1).results[0]
+    assert res.method == "working_set" and res.status.value == "optimal"
+    assert res.gap <= 1e-6 and res.certificate.met
