@@ -25,8 +25,10 @@ import inspect
 import runpy
 from pathlib import Path
 from types import ModuleType
+from typing import ClassVar
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.pycode import ModuleAnalyzer
 from sphinx.util import logging
@@ -197,19 +199,31 @@ class NamespaceDirective(SphinxDirective):
 
     On the top-level page (``mechdesign``), names that live in a documented namespace are
     listed in the table and linked there; only the rest are documented in full.
+
+    A sub-namespace (``.. mechdesign-namespace:: mechdesign.accounting.composition`` with
+    ``:link-to: mechdesign.accounting``) lists its names in the table, linked to their
+    documentation on the flat namespace's page (each object is documented once, so
+    cross-references stay unambiguous); only names the flat namespace lacks (the
+    sub-namespace's own constants) are documented in full here.
     """
 
     required_arguments = 1
+    option_spec: ClassVar[dict] = {"link-to": directives.unchanged_required}
 
     def run(self) -> list[nodes.Node]:
         modname = self.arguments[0]
         module = importlib.import_module(modname)
         names = public_names(module)
+        link_to = self.options.get("link-to")
+        linked = set(public_names(importlib.import_module(link_to))) if link_to else set()
         table, body = [], []
         for name in names:
             obj = getattr(module, name)
             if modname == "mechdesign" and _home(name) is not None:
                 table.append(f"{_home(name)}.{name}")
+                continue
+            if name in linked:
+                table.append(f"{link_to}.{name}")
                 continue
             table.append(f"{modname}.{name}")
             body.append((name, obj))

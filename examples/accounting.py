@@ -78,10 +78,10 @@ def main(fast: bool = False) -> None:
     # 4. amplify by subsampling: report as if the value were 0 when not sampled
     print("\n== subsampling (p = 0.1)")
     p = 0.1
-    sub = acc.subsampling_privacy(rr1, p, rr1.matrix[0])
+    sub = acc.exact_subsampling_epsilon(rr1, p, rr1.matrix[0])
     print(f"RR(1) on a 10% sample: exact eps = {sub.epsilon:.10f}, "
           f"ln(1 + p(e - 1)) = {math.log1p(p * math.expm1(1.0)):.10f}")
-    composed = acc.compose(acc.subsample(rr1, p, rr1.matrix[0]), 100).epsilon(DELTA)
+    composed = acc.compose(acc.subsampled_mechanism(rr1, p, rr1.matrix[0]), 100).epsilon(DELTA)
     per_step = acc.optimal_composition_epsilon(sub.bound, 100, DELTA)
     print(f"100 subsampled uses: exact eps = {composed.epsilon:.6f}; the optimal composition "
           f"of the per-use bound gives {per_step:.6f}")

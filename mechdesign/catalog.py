@@ -41,6 +41,25 @@ from .errors import InvalidParameterError, SizeLimitError
 from .evidential import EvidentialMechanism
 from .mechanism import Mechanism
 
+# In source order: the order of the API reference page.
+__all__ = [  # noqa: RUF022
+    "MAX_UNARY_K",
+    "MAX_ENTRIES",
+    "TINY",
+    "LOG2_TINY",
+    "warner",
+    "randomized_response",
+    "dont_know",
+    "q_lambda",
+    "unary_encoding",
+    "subset_selection",
+    "hadamard_response",
+    "truncated_geometric",
+    "deletion_counterexample",
+    "max_epsilon",
+    "CATALOG",
+]
+
 YES, NO = "Yes", "No"
 BINARY_INPUTS = ("P", "notP")
 

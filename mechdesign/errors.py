@@ -8,6 +8,22 @@ the offending value.
 
 from __future__ import annotations
 
+# In source order: the order of the API reference page.
+__all__ = [  # noqa: RUF022
+    "MechdesignError",
+    "ValidationError",
+    "InvalidMechanismError",
+    "InvalidParameterError",
+    "SizeLimitError",
+    "FileFormatError",
+    "DesignError",
+    "InfeasibleDesignError",
+    "UnboundedDesignError",
+    "SolverFailedError",
+    "UncertifiedDesignError",
+    "MissingDependencyError",
+]
+
 
 class MechdesignError(Exception):
     """Base class of every error raised on purpose by mechdesign."""

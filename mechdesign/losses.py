@@ -10,6 +10,16 @@ import numpy as np
 from ._validation import as_float_matrix, check_int
 from .errors import InvalidParameterError
 
+# In source order: the order of the API reference page.
+__all__ = [  # noqa: RUF022
+    "hamming",
+    "absolute",
+    "squared",
+    "from_distance",
+    "check_loss",
+    "BUILDERS",
+]
+
 
 def hamming(k: int, m: int | None = None) -> np.ndarray:
     """``L[x, y] = [x != y]`` on ``k`` inputs and ``m`` outputs (default ``m = k``)."""

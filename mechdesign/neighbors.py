@@ -12,6 +12,22 @@ import numpy as np
 from ._validation import is_hashable
 from .errors import InvalidParameterError
 
+# In source order: the order of the API reference page.
+__all__ = [  # noqa: RUF022
+    "is_graph",
+    "distance_matrix",
+    "line_distance",
+    "SPANNER_CHUNK",
+    "greedy_spanner",
+    "graph_dilation",
+    "metric_skeleton",
+    "check_pairs",
+    "check_graph",
+    "neighbour_pairs",
+    "ordered_pairs",
+    "hop_distances",
+]
+
 
 def is_graph(obj: Any) -> bool:
     """True when ``obj`` is a networkx graph (without importing networkx: a graph can only

@@ -1,19 +1,33 @@
-"""What happens under composition.
+"""What happens under composition, amplification and calibration.
 
-* :mod:`.pld`: the privacy-loss distribution of a pair of finite distributions (exact atoms,
-  composition, the grid bracket), the one engine behind composition and trade-off curves;
-* :mod:`.composition`: exact composition of mechanisms, the privacy profile;
-* :mod:`.bounds`: closed-form composition bounds (basic, advanced, optimal);
-* :mod:`.tradeoff`: trade-off curves (f-DP); :mod:`.belief_tradeoff` and
-  :mod:`.belief_composition`: their belief-function counterparts; :mod:`.neyman_pearson`: the
-  test behind each point of a curve (Neyman-Pearson, and Li et al.'s minimax test);
-* :mod:`.amplification` (shuffling, subsampling; bounds), :mod:`.exact_subsampling` and
-  :mod:`.exact_shuffling` (the exact privacy of subsampled and shuffled finite randomizers,
-  robust shuffle privacy) and :mod:`.sequential` (sequential and group
-  privacy), with :mod:`.binary_reduction` (Huang & Canonne's Lemma 4.5 as a reduction);
-* :mod:`.renyi`: Rényi DP curves and zCDP of finite mechanisms and their conversion to
-  (epsilon, delta) bounds, for RDP accountants; :mod:`.dp_events`: a mechanism as an event
-  of ``dp_accounting`` (optional).
+Every name is available here (``mechdesign.accounting.compose``) and in the sub-namespace
+that answers its question, each a module with an explicit ``__all__``:
+
+* :mod:`mechdesign.accounting.composition`: exact composition of mechanisms and the
+  privacy profile, the privacy-loss distribution behind it (exact atoms and the grid
+  bracket), closed-form composition bounds (basic, advanced, optimal), sequential
+  composition and group privacy, Huang & Canonne's Lemma 4.5 as a reduction
+  (:func:`binary_reduction`), and belief-function (SLDP, WLDP) composition;
+* :mod:`mechdesign.accounting.amplification`: amplification by subsampling and by
+  shuffling: the closed-form bounds (:func:`subsampling_bound`, :func:`shuffle_delta`, ...)
+  and the exact privacy of subsampled and shuffled finite randomizers
+  (:func:`subsampled_mechanism`, :func:`exact_subsampling_epsilon`,
+  :func:`exact_shuffle_delta`, robust shuffle privacy);
+* :mod:`mechdesign.accounting.tradeoff`: trade-off curves (f-DP), their belief-function
+  counterparts, and the test behind each point of a curve (Neyman-Pearson, and Li et al.'s
+  minimax test);
+* :mod:`mechdesign.accounting.renyi`: Rényi DP curves and zCDP of finite mechanisms, their
+  conversion to (epsilon, delta) bounds, and a mechanism as an event of ``dp_accounting``
+  (optional), for RDP accountants;
+* :mod:`mechdesign.accounting.calibration`: the parameter (per-use epsilon, number of uses,
+  shuffle size, sampling probability) that meets a central (epsilon, delta) target.
+
+The three functions once named ``subsample``, ``subsampled`` and ``subsampling_privacy``
+are :func:`subsampled_mechanism` (the subsampled randomizer as a matrix),
+:func:`subsampling_bound` (the (epsilon, delta) bound of Poisson subsampling, Huang &
+Canonne Thm 6.1) and :func:`exact_subsampling_epsilon` (the exact epsilon of the
+subsampled matrix beside that bound); the old names remain for one release as deprecated
+aliases that warn.
 """
 
 from .._lazy import lazy_exports
@@ -95,10 +109,10 @@ _NAMES = {
     "shuffle_to_ldp": ".amplification",
     "ShuffleBound": ".amplification",
     "ShuffleDelta": ".amplification",
-    "subsample": ".exact_subsampling",
-    "subsampled": ".amplification",
+    "exact_subsampling_epsilon": ".exact_subsampling",
+    "subsampled_mechanism": ".exact_subsampling",
     "SubsampledPrivacy": ".exact_subsampling",
-    "subsampling_privacy": ".exact_subsampling",
+    "subsampling_bound": ".amplification",
     "tensor_power": ".tradeoff",
     "to_dp_event": ".dp_events",
     "tensor_product": ".tradeoff",
@@ -116,5 +130,17 @@ _NAMES = {
     "zcdp_rho": ".renyi",
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _NAMES)
+SUBNAMESPACES = ("composition", "amplification", "tradeoff", "renyi", "calibration")
+"""The documented sub-namespaces: every name of ``__all__`` is in exactly one of them."""
+
+_DEPRECATED = {
+    "subsample": "subsampled_mechanism",
+    "subsampled": "subsampling_bound",
+    "subsampling_privacy": "exact_subsampling_epsilon",
+}
+"""Old name -> new name, kept for one release: reading an old name warns."""
+
 __all__ = sorted(_NAMES)
+_NAMES.update(dict.fromkeys(SUBNAMESPACES, ""))  # attributes, as the submodules, not in __all__
+
+__getattr__, __dir__ = lazy_exports(__name__, _NAMES, deprecated=_DEPRECATED)

@@ -3,6 +3,13 @@ r"""Privacy amplification by subsampling and by shuffling, and shuffle -> LDP.
 Sources: Huang & Canonne, "Lemmas of differential privacy" (Thm 5.1, Thm 5.2 = [FMT22,
 Thm 3.2], Thm 6.1), Feldman, McMillan, Talwar 2021 ("Hiding among the clones", FMT21) and
 ``docs/accounting.md`` s.4.
+
+As the sub-namespace ``mechdesign.accounting.amplification`` this module also gathers,
+loaded on first use, the exact privacy of subsampled finite randomizers
+(:func:`subsampled_mechanism`, :func:`exact_subsampling_epsilon`, from
+:mod:`~mechdesign.accounting.exact_subsampling`) and of shuffled ones, robust shuffle
+privacy included (:mod:`~mechdesign.accounting.exact_shuffling`). ``subsampled`` is the
+deprecated name of :func:`subsampling_bound`.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from scipy.optimize import brentq
@@ -26,9 +33,71 @@ from .._exact import dexpm1, dlog1p, float_up, outward
 from .._exact import down as _down
 from .._exact import up as _up
 from .._html import value_view
+from .._lazy import lazy_exports
 from .._validation import check_delta, check_epsilon, check_int, check_probability
 from ..errors import InvalidParameterError
 from ..privacy.conversions import Guarantee
+
+# This module is also the sub-namespace mechdesign.accounting.amplification: its own names and,
+# re-exported, the exact privacy of subsampled and shuffled finite randomizers, whose modules
+# import the bounds here (so they load on first use; the imports below are for type checkers).
+if TYPE_CHECKING:
+    from .exact_shuffling import (
+        ExactShuffle,
+        exact_shuffle_delta,
+        exact_shuffle_epsilon,
+        honest_users,
+        robust_shuffle_delta,
+        robust_shuffle_epsilon,
+    )
+    from .exact_subsampling import (
+        SubsampledPrivacy,
+        exact_subsampling_epsilon,
+        subsampled_mechanism,
+    )
+
+_REEXPORTS = {
+    "SubsampledPrivacy": ".exact_subsampling",
+    "exact_subsampling_epsilon": ".exact_subsampling",
+    "subsampled_mechanism": ".exact_subsampling",
+    "ExactShuffle": ".exact_shuffling",
+    "exact_shuffle_delta": ".exact_shuffling",
+    "exact_shuffle_epsilon": ".exact_shuffling",
+    "honest_users": ".exact_shuffling",
+    "robust_shuffle_delta": ".exact_shuffling",
+    "robust_shuffle_epsilon": ".exact_shuffling",
+}
+
+_DEPRECATED = {
+    "subsample": "subsampled_mechanism",
+    "subsampled": "subsampling_bound",
+    "subsampling_privacy": "exact_subsampling_epsilon",
+}
+"""Old name -> new name, kept for one release: reading an old name warns."""
+
+__all__ = [
+    "CLONE_TAIL",
+    "EXACT_HALF_BINOMIAL_C",
+    "MAX_SHUFFLE_N",
+    "SCIPY_RTOL",
+    "ExactShuffle",
+    "ShuffleBound",
+    "ShuffleDelta",
+    "SubsampledPrivacy",
+    "exact_shuffle_delta",
+    "exact_shuffle_epsilon",
+    "exact_subsampling_epsilon",
+    "honest_users",
+    "robust_shuffle_delta",
+    "robust_shuffle_epsilon",
+    "shuffle_delta",
+    "shuffle_epsilon",
+    "shuffle_to_ldp",
+    "subsampled_mechanism",
+    "subsampling_bound",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _REEXPORTS, package=__package__,
+                                     deprecated=_DEPRECATED)
 
 MAX_SHUFFLE_N = 10**9
 """Largest number of users for the numeric shuffle bound (the work grows like sqrt(n))."""
@@ -45,7 +114,7 @@ FMT22_ERRATUM = (
     "'closed_form_fmt21'.")
 
 
-def subsampled(epsilon: float, delta: float, p: float) -> Guarantee:
+def subsampling_bound(epsilon: float, delta: float, p: float) -> Guarantee:
     r"""Amplification by subsampling (Huang & Canonne Thm 6.1, [Ste22, Thm 28]): running an
     (eps, delta)-DP mechanism on a random subset in which each record is included with
     probability at most p gives
@@ -55,8 +124,12 @@ def subsampled(epsilon: float, delta: float, p: float) -> Guarantee:
     Outward rounded: eps' is evaluated by :func:`mechdesign._exact.outward` at 60 digits
     (as ``log1p(p expm1(eps))``, and as ``eps + ln(p + (1 - p) e^-eps)`` above
     ``eps = 1000``) and rounded up; ``p delta`` is the exact product rounded up. A positive
-    value never reads 0 (``subsampled(1e-300, 0, 1e-300)`` has eps' ``5e-324``,
-    ``subsampled(40, 1e-3, 5e-324)`` delta' ``5e-324``).
+    value never reads 0 (``subsampling_bound(1e-300, 0, 1e-300)`` has eps' ``5e-324``,
+    ``subsampling_bound(40, 1e-3, 5e-324)`` delta' ``5e-324``).
+
+    Formerly ``subsampled`` (a deprecated alias in :mod:`mechdesign.accounting` and here for
+    one release). The exact epsilon of a subsampled finite randomizer is
+    :func:`exact_subsampling_epsilon`.
     """
     eps = check_epsilon(epsilon, allow_inf=True)
     d = check_delta(delta)

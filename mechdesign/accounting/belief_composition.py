@@ -43,6 +43,14 @@ from ..errors import InvalidMechanismError, InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..privacy.measures import epsilon_sldp, epsilon_wldp
 
+__all__ = [
+    "BeliefComposition",
+    "belief_composition",
+    "compose_evidential",
+    "epsilon_wldp_composed",
+    "wldp_pair_ratios",
+]
+
 BeliefNotion = Literal["sldp", "sldp_pl", "sldp_bel", "wldp"]
 
 

@@ -62,6 +62,17 @@ from .tradeoff import (
     tradeoff_function_dp,
 )
 
+__all__ = [
+    "MAX_CHAIN_OUTPUTS",
+    "TRADEOFF_TOL",
+    "holds_theorem",
+    "optimistic_function",
+    "pessimistic_function",
+    "tradeoff_optimistic",
+    "tradeoff_pessimistic",
+    "tradeoff_sldp",
+]
+
 MAX_CHAIN_OUTPUTS = 8
 """The optimistic curve enumerates the |Y|! chains of the outputs: |Y| <= 8 (40320 chains)."""
 

@@ -28,6 +28,11 @@ from ..errors import InvalidMechanismError, InvalidParameterError
 from ..mechanism import Mechanism
 from .tradeoff import check_pair
 
+__all__ = [
+    "BinaryReduction",
+    "binary_reduction",
+]
+
 ExactMatrix = tuple[tuple[Fraction, ...], ...]
 
 

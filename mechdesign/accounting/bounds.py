@@ -27,6 +27,20 @@ from .._validation import check_delta, check_epsilon, check_int, check_probabili
 from ..errors import InvalidParameterError, SizeLimitError
 from .pld import MAX_ATOMS, LossAtoms, Rounding
 
+__all__ = [
+    "MAX_SUBSETS_K",
+    "CompositionBound",
+    "advanced_composition",
+    "advanced_composition_delta",
+    "basic_composition",
+    "check_advanced",
+    "optimal_composition_delta",
+    "optimal_composition_epsilon",
+    "optimal_heterogeneous_delta",
+    "optimal_heterogeneous_epsilon",
+    "randomized_response_atoms",
+]
+
 MAX_SUBSETS_K = 20
 """Murtagh-Vadhan by enumeration of the 2^k subsets: k <= 20."""
 

@@ -3,8 +3,8 @@ r"""Calibration: the parameter that meets a central (epsilon, delta) target.
 The forward computations of this package answer "what does this parameter give?":
 :func:`~mechdesign.accounting.compose` for k-fold and heterogeneous composition,
 :func:`~mechdesign.accounting.shuffle_delta` for n shuffled reports,
-:func:`~mechdesign.accounting.subsampled` for subsampling. Calibration answers the inverse
-question: the largest per-use epsilon (or the largest number of uses k) such that the
+:func:`~mechdesign.accounting.subsampling_bound` for subsampling. Calibration answers the
+inverse question: the largest per-use epsilon (or the largest number of uses k) such that the
 composition is (epsilon, delta)-DP; the largest epsilon0, or the smallest n, for shuffling;
 the largest inclusion probability p (or base epsilon) for subsampling
 (``docs/accounting.md`` s.7).
@@ -41,7 +41,7 @@ from .._validation import check_delta, check_epsilon, check_int, check_real
 from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from .amplification import MAX_SHUFFLE_N, shuffle_delta, subsampled
+from .amplification import MAX_SHUFFLE_N, shuffle_delta, subsampling_bound
 from .composition import Method, compose
 from .pld import DEFAULT_GRID, MAX_ATOMS
 from .step_search import (
@@ -51,6 +51,16 @@ from .step_search import (
     search_real,
     smallest_int,
 )
+
+__all__ = [
+    "MAX_K",
+    "MAX_SHUFFLE_EPSILON0",
+    "Calibration",
+    "calibrate",
+    "calibrate_composition",
+    "calibrate_shuffle",
+    "calibrate_subsampling",
+]
 
 MAX_K = 10**6
 """Default upper end of the search for the largest number of uses k: past it, the result
@@ -597,7 +607,7 @@ def calibrate_subsampling(free: Literal["p", "epsilon0"], *, target_epsilon: flo
     r"""The largest inclusion probability p, or the largest base epsilon0, at which
     subsampling an (epsilon0, delta0)-DP mechanism meets a central (epsilon, delta) target.
 
-    The forward value is :func:`~mechdesign.accounting.subsampled`,
+    The forward value is :func:`~mechdesign.accounting.subsampling_bound`,
     ``(ln(1 + p (e^eps0 - 1)), p delta0)``, and x meets the target when both are within it.
     Both grow with p and eps0, and the closed form inverts exactly:
 
@@ -633,7 +643,7 @@ def calibrate_subsampling(free: Literal["p", "epsilon0"], *, target_epsilon: flo
             raise InvalidParameterError(f"bounds of 'p' must lie in [0, 1], got {bounds!r}")
 
         def by_p(x: float) -> tuple[float, float, bool]:
-            g = subsampled(e0, d0, x)
+            g = subsampling_bound(e0, d0, x)
             return g.epsilon, g.delta, True
 
         closed = _closed_form_p(t_eps, t_delta, e0, d0)
@@ -650,7 +660,7 @@ def calibrate_subsampling(free: Literal["p", "epsilon0"], *, target_epsilon: flo
             raise InvalidParameterError(f"bounds of 'epsilon0' must be >= 0, got {bounds!r}")
 
         def by_epsilon0(x: float) -> tuple[float, float, bool]:
-            g = subsampled(x, d0, pp)
+            g = subsampling_bound(x, d0, pp)
             return g.epsilon, g.delta, True
 
         closed = _closed_form_epsilon0(t_eps, pp)

@@ -14,6 +14,14 @@ the same pair in every mechanism (every mechanism sees the same input;
 composed atoms are too many, on a grid with the losses rounded up (pessimistic) and down
 (optimistic), and both results are reported as a bracket. The closed-form bounds that hold
 for every mechanism with given per-use guarantees are in :mod:`mechdesign.accounting.bounds`.
+
+As the sub-namespace ``mechdesign.accounting.composition`` this module also gathers, loaded
+on first use, everything else about composition: the privacy-loss distribution
+(:mod:`~mechdesign.accounting.pld`), the closed-form bounds (basic, advanced, optimal,
+heterogeneous), sequential composition and group privacy
+(:mod:`~mechdesign.accounting.sequential`), Huang & Canonne's Lemma 4.5 as a reduction
+(:mod:`~mechdesign.accounting.binary_reduction`) and the composition of belief-function
+(SLDP, WLDP) guarantees (:mod:`~mechdesign.accounting.belief_composition`).
 """
 
 from __future__ import annotations
@@ -22,11 +30,12 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from .._html import figure_html, kv_table, number, numbers_text, series_table, short_repr, wrap
+from .._lazy import lazy_exports
 from .._validation import check_delta, check_epsilon, check_int, check_real
 from ..errors import InvalidMechanismError, InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
@@ -39,6 +48,121 @@ from .pld import (
     compose_atoms,
     grid_bracket,
 )
+
+# This module is also the sub-namespace mechdesign.accounting.composition: its own names and,
+# re-exported, the privacy-loss distribution behind it, the closed-form bounds, sequential and
+# group privacy, Lemma 4.5 as a reduction and belief-function composition (so they load on first
+# use; the imports below are for type checkers).
+if TYPE_CHECKING:
+    from .belief_composition import (
+        BeliefComposition,
+        belief_composition,
+        compose_evidential,
+        epsilon_wldp_composed,
+        wldp_pair_ratios,
+    )
+    from .binary_reduction import BinaryReduction, binary_reduction
+    from .bounds import (
+        CompositionBound,
+        advanced_composition,
+        advanced_composition_delta,
+        basic_composition,
+        check_advanced,
+        optimal_composition_delta,
+        optimal_composition_epsilon,
+        optimal_heterogeneous_delta,
+        optimal_heterogeneous_epsilon,
+        randomized_response_atoms,
+    )
+    from .pld import (
+        LossAtoms,
+        LossBracket,
+        coarsened_step,
+        compose_atoms,
+        grid_bracket,
+        privacy_loss_atoms,
+    )
+    from .sequential import (
+        GroupPrivacy,
+        SequentialPrivacy,
+        advanced_grouposition,
+        advanced_grouposition_approx,
+        sequential_composition,
+        sequential_epsilon,
+    )
+
+_REEXPORTS = {
+    "LossAtoms": ".pld",
+    "LossBracket": ".pld",
+    "coarsened_step": ".pld",
+    "compose_atoms": ".pld",
+    "grid_bracket": ".pld",
+    "privacy_loss_atoms": ".pld",
+    "CompositionBound": ".bounds",
+    "advanced_composition": ".bounds",
+    "advanced_composition_delta": ".bounds",
+    "basic_composition": ".bounds",
+    "check_advanced": ".bounds",
+    "optimal_composition_delta": ".bounds",
+    "optimal_composition_epsilon": ".bounds",
+    "optimal_heterogeneous_delta": ".bounds",
+    "optimal_heterogeneous_epsilon": ".bounds",
+    "randomized_response_atoms": ".bounds",
+    "GroupPrivacy": ".sequential",
+    "SequentialPrivacy": ".sequential",
+    "advanced_grouposition": ".sequential",
+    "advanced_grouposition_approx": ".sequential",
+    "sequential_composition": ".sequential",
+    "sequential_epsilon": ".sequential",
+    "BinaryReduction": ".binary_reduction",
+    "binary_reduction": ".binary_reduction",
+    "BeliefComposition": ".belief_composition",
+    "belief_composition": ".belief_composition",
+    "compose_evidential": ".belief_composition",
+    "epsilon_wldp_composed": ".belief_composition",
+    "wldp_pair_ratios": ".belief_composition",
+}
+
+__all__ = [
+    "BeliefComposition",
+    "BinaryReduction",
+    "Composition",
+    "CompositionBound",
+    "CompositionResult",
+    "GroupPrivacy",
+    "LossAtoms",
+    "LossBracket",
+    "PrivacyProfile",
+    "SequentialPrivacy",
+    "advanced_composition",
+    "advanced_composition_delta",
+    "advanced_grouposition",
+    "advanced_grouposition_approx",
+    "basic_composition",
+    "belief_composition",
+    "binary_reduction",
+    "check_advanced",
+    "coarsened_step",
+    "compose",
+    "compose_atoms",
+    "compose_evidential",
+    "delta_composed",
+    "epsilon_composed",
+    "epsilon_wldp_composed",
+    "grid_bracket",
+    "optimal_composition_delta",
+    "optimal_composition_epsilon",
+    "optimal_heterogeneous_delta",
+    "optimal_heterogeneous_epsilon",
+    "privacy_loss_atoms",
+    "privacy_profile",
+    "randomized_response_atoms",
+    "sequential_composition",
+    "sequential_epsilon",
+    "wldp_pair_ratios",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _REEXPORTS, package=__package__)
+
 
 
 def _as_mechanism_list(mechanisms: Any) -> list[Mechanism]:

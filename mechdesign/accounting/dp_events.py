@@ -32,6 +32,12 @@ from ..errors import InvalidMechanismError, InvalidParameterError, MissingDepend
 from ..mechanism import Mechanism
 from .renyi import zcdp_rho
 
+__all__ = [
+    "RR_RTOL",
+    "randomized_response_noise",
+    "to_dp_event",
+]
+
 RR_RTOL = 1e-12
 """Relative tolerance within which the off-diagonal entries of a row must agree for the
 matrix to be read as randomized response."""

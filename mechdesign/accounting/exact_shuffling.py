@@ -54,6 +54,16 @@ from ..privacy.measures import epsilon_ldp
 from .amplification import ShuffleBound, ShuffleDelta, ShuffleMethod, shuffle_delta, shuffle_epsilon
 from .pld import LossAtoms
 
+__all__ = [
+    "MAX_SHUFFLE_WORK",
+    "ExactShuffle",
+    "exact_shuffle_delta",
+    "exact_shuffle_epsilon",
+    "honest_users",
+    "robust_shuffle_delta",
+    "robust_shuffle_epsilon",
+]
+
 MAX_SHUFFLE_WORK = 200_000_000
 """Largest number of histogram cells the exact computation may touch (users added times
 the cells of the histogram space times its outputs); past it a

@@ -38,11 +38,26 @@ import numpy as np
 from .._coerce import as_mechanism
 from .._exact import dlog1p, outward
 from .._html import value_view
+from .._lazy import lazy_exports
 from .._validation import as_prior, check_probability
 from ..errors import InvalidParameterError
 from ..mechanism import Mechanism
 from ..privacy.measures import epsilon_ldp, worst_log_ratio
-from .amplification import subsampled
+from .amplification import subsampling_bound
+
+__all__ = [
+    "ABSENT_INPUT",
+    "NULL_OUTPUT",
+    "SubsampledPrivacy",
+    "exact_subsampling_epsilon",
+    "subsampled_mechanism",
+]
+
+# The names before the rename, kept for one release: reading one warns.
+__getattr__, __dir__ = lazy_exports(
+    __name__, {}, package=__package__,
+    deprecated={"subsample": "subsampled_mechanism",
+                "subsampling_privacy": "exact_subsampling_epsilon"})
 
 NULL_OUTPUT = "null"
 """Label of the output of an unsampled user under ``reference="null"`` (primed if taken)."""
@@ -71,9 +86,12 @@ def _reference(Q: Mechanism, reference: Any) -> tuple[np.ndarray, np.ndarray, tu
     return Q.matrix, as_prior(reference, Q.n_outputs, "reference"), Q.outputs
 
 
-def subsample(mechanism: Any, p: float, reference: Any = "null", *,
+def subsampled_mechanism(mechanism: Any, p: float, reference: Any = "null", *,
               absent: bool = False) -> Mechanism:
     r"""The subsampled randomizer: with probability p report ``Q[x]``, else a draw from r.
+
+    Formerly ``subsample`` (a deprecated alias in :mod:`mechdesign.accounting` for one
+    release).
 
     .. math:: Q_p[x, y] = p\,Q[x, y] + (1 - p)\,r_y
 
@@ -99,7 +117,7 @@ def subsample(mechanism: Any, p: float, reference: Any = "null", *,
         Rows ``Q_p[x]`` (and r). Measure it with the exact measures
         (:func:`~mechdesign.privacy.epsilon_ldp`, :func:`~mechdesign.privacy.delta_ldp`,
         :func:`~mechdesign.privacy.epsilon_deletion`, ...) or compose it
-        (:func:`~mechdesign.accounting.compose`); :func:`subsampling_privacy` compares
+        (:func:`~mechdesign.accounting.compose`); :func:`exact_subsampling_epsilon` compares
         its exact epsilon with the theorem ``ln(1 + p(e^eps - 1))``.
 
     Notes
@@ -112,7 +130,7 @@ def subsample(mechanism: Any, p: float, reference: Any = "null", *,
     within about ``3 * 2^-53`` relative of the exact value for the stored Q, p and r
     (``r_y + p (Q[x, y] - r_y)`` cancelled near ``p = 1``: relative errors up to 1), or
     ``2^-1074`` absolute where it underflows; exactly ``r_y`` where ``Q[x, y] = r_y``.
-    :func:`subsampling_privacy` measures the exact matrix, not this rounding of it.
+    :func:`exact_subsampling_epsilon` measures the exact matrix, not this rounding of it.
     """
     Q = as_mechanism(mechanism)
     p = check_probability(p, "p")
@@ -135,10 +153,11 @@ class SubsampledPrivacy:
     Attributes
     ----------
     mechanism : Mechanism
-        ``subsample(Q, p, reference, absent=True)``: the present inputs and the absent one.
+        ``subsampled_mechanism(Q, p, reference, absent=True)``: the present inputs and the
+        absent one.
     epsilon : float
         Epsilon of the exact subsampled randomizer (every pair: replacement and add/remove),
-        rounded up (see :func:`subsampling_privacy`).
+        rounded up (see :func:`exact_subsampling_epsilon`).
     epsilon_replacement : float
         The same over the present inputs only.
     epsilon_input : float
@@ -158,9 +177,10 @@ class SubsampledPrivacy:
     p: float
 
 
-def subsampling_privacy(mechanism: Any, p: float, reference: Any = "null"
-                        ) -> SubsampledPrivacy:
-    r"""The exact epsilon of the subsampled randomizer (:func:`subsample`) and the theorem.
+def exact_subsampling_epsilon(mechanism: Any, p: float, reference: Any = "null"
+                              ) -> SubsampledPrivacy:
+    r"""The exact epsilon of the subsampled randomizer (:func:`subsampled_mechanism`) beside
+    the theorem's bound (:func:`subsampling_bound`).
 
     .. math:: \varepsilon\big(Q_p \cup \{r\}\big) \le
               \ln\big(1 + p(e^{\varepsilon_{in}} - 1)\big), \quad
@@ -174,18 +194,18 @@ def subsampling_privacy(mechanism: Any, p: float, reference: Any = "null"
     for the absent row), formed as exact rationals; the largest ratio is found exactly and
     its logarithm evaluated by :func:`mechdesign._exact.outward` at 60 digits and rounded
     up (O(m) rational operations). ``epsilon_input`` is from the measures (upper bounds) and
-    ``bound`` is :func:`~mechdesign.accounting.subsampled` of it (rounded up, increasing in
-    ``epsilon_input``). Arguments as in :func:`subsample`.
+    ``bound`` is :func:`~mechdesign.accounting.subsampling_bound` of it (rounded up, increasing
+    in ``epsilon_input``). Arguments as in :func:`subsampled_mechanism`.
     """
     Q = as_mechanism(mechanism)
-    ext = subsample(Q, p, reference, absent=True)
+    ext = subsampled_mechanism(Q, p, reference, absent=True)
     p = check_probability(p, "p")
     M, r, _ = _reference(Q, reference)
     eps_in = max(epsilon_ldp(Q), worst_log_ratio(M, r[None, :]).epsilon,
                  worst_log_ratio(r[None, :], M).epsilon)
     eps, eps_present = _exact_epsilons(M, r, p)
     return SubsampledPrivacy(ext, eps, eps_present, eps_in,
-                             subsampled(eps_in, 0.0, p).epsilon, p)
+                             subsampling_bound(eps_in, 0.0, p).epsilon, p)
 
 
 def _exact_epsilons(M: np.ndarray, r: np.ndarray, p: float) -> tuple[float, float]:

@@ -38,6 +38,14 @@ from .._validation import check_stochastic
 from ..errors import InvalidParameterError, SizeLimitError
 from .tradeoff import check_pair
 
+__all__ = [
+    "MAX_MINIMAX_OUTPUTS",
+    "MinimaxTest",
+    "NPTest",
+    "minimax_test",
+    "neyman_pearson_test",
+]
+
 MAX_MINIMAX_OUTPUTS = 12
 """:func:`minimax_test` enumerates the ``2^|Y|`` events: at most 12 outputs."""
 

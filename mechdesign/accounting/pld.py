@@ -49,6 +49,23 @@ from .._html import value_view
 from .._validation import check_delta, check_int
 from ..errors import InvalidMechanismError, InvalidParameterError, SizeLimitError
 
+__all__ = [
+    "DEFAULT_GRID",
+    "MAX_ATOMS",
+    "MAX_COMPOSED_BINS",
+    "MAX_GRID_BINS",
+    "MAX_PAIRS",
+    "MERGE_RTOL",
+    "SNAP_TOL",
+    "LossAtoms",
+    "LossBracket",
+    "Rounding",
+    "coarsened_step",
+    "compose_atoms",
+    "grid_bracket",
+    "privacy_loss_atoms",
+]
+
 MERGE_RTOL = 1e-12
 """Composed losses closer than ``MERGE_RTOL * max(scale, 1)`` are one atom (``scale`` bounds
 the absolute losses), placed at the largest of them; both masses are summed, never rounded.

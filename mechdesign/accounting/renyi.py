@@ -13,6 +13,10 @@ the sum), which is what RDP accountants (Opacus, autodp, dp_accounting) do; this
 them the exact curve of a mechdesign randomizer, its zCDP parameter
 ``rho = sup_{alpha > 1} eps(alpha) / alpha`` (Bun and Steinke 2016), and the conversion of a
 curve to an (epsilon, delta) BOUND. Derivations and references: ``docs/accounting.md`` s.10.
+
+As the sub-namespace ``mechdesign.accounting.renyi`` this module also gathers, loaded on
+first use, a mechanism as an event of ``dp_accounting`` for its RDP and PLD accountants
+(:mod:`~mechdesign.accounting.dp_events`, optional dependency).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -29,6 +33,7 @@ from .._coerce import as_mechanism
 from .._exact import LOG_RATIO_ULPS, log_ratio, outward
 from .._exact import up_nonzero as _up_nonzero
 from .._html import kv_table, number, numbers_text, short_repr, wrap
+from .._lazy import lazy_exports
 from .._validation import (
     as_prior,
     check_delta,
@@ -40,6 +45,39 @@ from .._validation import (
 from ..errors import InvalidMechanismError, InvalidParameterError
 from ..mechanism import Mechanism
 from .tradeoff import check_pair
+
+# This module is also the sub-namespace mechdesign.accounting.renyi: its own names and,
+# re-exported, a mechanism as an event of dp_accounting, whose module imports this one (so they
+# load on first use; the imports below are for type checkers).
+if TYPE_CHECKING:
+    from .dp_events import randomized_response_noise, to_dp_event
+
+_REEXPORTS = {
+    "randomized_response_noise": ".dp_events",
+    "to_dp_event": ".dp_events",
+}
+
+__all__ = [
+    "BOUND_SAFETY",
+    "DEFAULT_ORDERS",
+    "MAX_ORDERS",
+    "PAIR_CHUNK",
+    "SERIES_TERMS",
+    "STALL_GAIN",
+    "SWITCH",
+    "ZCDP",
+    "RDPConversion",
+    "RenyiCurve",
+    "epsilon_rdp",
+    "randomized_response_noise",
+    "rdp_to_dp",
+    "renyi_curve",
+    "renyi_divergence",
+    "renyi_epsilon",
+    "to_dp_event",
+    "zcdp_rho",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _REEXPORTS, package=__package__)
 
 Conversion = Literal["canonne", "mironov"]
 

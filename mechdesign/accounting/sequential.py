@@ -25,6 +25,16 @@ from ..mechanism import Mechanism
 from ..privacy.measures import epsilon_deletion, epsilon_ldp
 from .bounds import _linear_up, check_advanced
 
+__all__ = [
+    "EXACT_PRODUCT_WORK",
+    "GroupPrivacy",
+    "SequentialPrivacy",
+    "advanced_grouposition",
+    "advanced_grouposition_approx",
+    "sequential_composition",
+    "sequential_epsilon",
+]
+
 
 def sequential_epsilon(epsilon1: float, epsilon2: float) -> float:
     r"""Privacy of ``R2 o R1`` for an eps1-LDP ``R1`` followed by an eps2-LDP ``R2``

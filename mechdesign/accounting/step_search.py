@@ -22,6 +22,20 @@ from typing import Any
 from .._html import number
 from ..errors import InvalidParameterError
 
+__all__ = [
+    "Forward",
+    "StepPredicate",
+    "double_key",
+    "falsify_monotone",
+    "from_double_key",
+    "largest_int",
+    "narrow",
+    "not_monotone",
+    "points_between",
+    "search_real",
+    "smallest_int",
+]
+
 Forward = Callable[[Any], tuple[float, float, bool]]
 """The forward computation: a parameter value -> ``(epsilon, delta, exact)``."""
 

@@ -52,6 +52,11 @@ lowest differs from alpha to alpha), so with ``pair=None`` the functions return 
 MINIMUM over all ordered pairs, exact (crossings included). It is what f-LDP quantifies over:
 Q is f-LDP iff that minimum is >= f. It is piecewise linear but need not be convex, i.e. it
 need not be the trade-off function of any single pair.
+
+As the sub-namespace ``mechdesign.accounting.tradeoff`` this module also gathers, loaded on
+first use, the pessimistic and optimistic curves of belief-function mechanisms
+(:mod:`~mechdesign.accounting.belief_tradeoff`) and the test behind each point of a curve
+(Neyman-Pearson, and Li et al.'s minimax test: :mod:`~mechdesign.accounting.neyman_pearson`).
 """
 
 from __future__ import annotations
@@ -60,18 +65,80 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._coerce import as_mechanism
 from .._exact import dyadic_integers, outward
 from .._html import clip, value_view
+from .._lazy import lazy_exports
 from .._validation import check_delta, check_epsilon, check_int, check_real, check_stochastic
 from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from .pld import LossAtoms
+
+# This module is also the sub-namespace mechdesign.accounting.tradeoff: its own names and,
+# re-exported, the belief-function curves and the tests behind each point of a curve, whose
+# modules import this one (so they load on first use; the imports below are for type checkers).
+if TYPE_CHECKING:
+    from .belief_tradeoff import (
+        holds_theorem,
+        optimistic_function,
+        pessimistic_function,
+        tradeoff_optimistic,
+        tradeoff_pessimistic,
+        tradeoff_sldp,
+    )
+    from .neyman_pearson import MinimaxTest, NPTest, minimax_test, neyman_pearson_test
+
+_REEXPORTS = {
+    "holds_theorem": ".belief_tradeoff",
+    "optimistic_function": ".belief_tradeoff",
+    "pessimistic_function": ".belief_tradeoff",
+    "tradeoff_optimistic": ".belief_tradeoff",
+    "tradeoff_pessimistic": ".belief_tradeoff",
+    "tradeoff_sldp": ".belief_tradeoff",
+    "MinimaxTest": ".neyman_pearson",
+    "NPTest": ".neyman_pearson",
+    "minimax_test": ".neyman_pearson",
+    "neyman_pearson_test": ".neyman_pearson",
+}
+
+__all__ = [
+    "CONVEXITY_TOL",
+    "EXACT_READS",
+    "GaussianApproximation",
+    "MinimaxTest",
+    "NPTest",
+    "TradeoffCurve",
+    "check_alphas",
+    "check_pair",
+    "convex_conjugate",
+    "curve_from_points",
+    "delta_from_tradeoff",
+    "epsilon_of_tradeoff",
+    "gaussian_approximation",
+    "holds_theorem",
+    "lower_convex_hull",
+    "lower_envelope",
+    "minimax_test",
+    "neyman_pearson_test",
+    "optimistic_function",
+    "pessimistic_function",
+    "tensor_power",
+    "tensor_product",
+    "tradeoff_curve",
+    "tradeoff_dp",
+    "tradeoff_function",
+    "tradeoff_function_dp",
+    "tradeoff_gaussian",
+    "tradeoff_optimistic",
+    "tradeoff_pessimistic",
+    "tradeoff_sldp",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _REEXPORTS, package=__package__)
 
 CONVEXITY_TOL = 1e-9
 """Slack when checking that a curve is convex (a genuine trade-off function)."""

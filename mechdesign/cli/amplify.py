@@ -11,6 +11,14 @@ from ..errors import InvalidParameterError
 from .mechanisms import add_source_arguments, ordinary, resolve_mechanism
 from .output import fmt, jsonable, positive_int, print_table
 
+__all__ = [
+    "SHUFFLE_METHODS",
+    "cmd_shuffle",
+    "cmd_shuffle_to_ldp",
+    "cmd_subsample",
+    "register",
+]
+
 SHUFFLE_METHODS = ("numeric", "closed_form", "closed_form_fmt21")
 """The ``method`` values of :func:`mechdesign.accounting.shuffle_epsilon`."""
 
@@ -80,7 +88,7 @@ def _report(args: argparse.Namespace, g: Any, inputs: tuple[str, ...],
 
 
 def cmd_subsample(args: argparse.Namespace) -> int:
-    from ..accounting import subsampled
+    from ..accounting import subsampling_bound
 
     if (args.source is None) == (args.epsilon is None):
         raise InvalidParameterError("give either a mechanism (NAME key=value ... or a file), "
@@ -89,7 +97,7 @@ def cmd_subsample(args: argparse.Namespace) -> int:
         return _exact_subsample(args)
     if args.reference is not None:
         raise InvalidParameterError("--reference needs a mechanism (the subsampled matrix)")
-    g = subsampled(args.epsilon, args.delta, args.p)
+    g = subsampling_bound(args.epsilon, args.delta, args.p)
     return _report(args, g, (fmt(args.epsilon), fmt(args.delta), fmt(args.p)),
                    ("epsilon", "delta", "p", "amplified epsilon", "amplified delta"))
 
@@ -113,11 +121,11 @@ def _subsampling_reference(mech: Any, text: str) -> Any:
 
 
 def _exact_subsample(args: argparse.Namespace) -> int:
-    from ..accounting import subsampling_privacy
+    from ..accounting import exact_subsampling_epsilon
 
     mech = ordinary(resolve_mechanism(args.source, args.params))
-    sp = subsampling_privacy(mech, args.p,
-                             _subsampling_reference(mech, args.reference or "null"))
+    sp = exact_subsampling_epsilon(mech, args.p,
+                                   _subsampling_reference(mech, args.reference or "null"))
     if args.json:
         _dump([{"p": sp.p, "epsilon": sp.epsilon,
                 "epsilon_replacement": sp.epsilon_replacement,

@@ -13,6 +13,13 @@ from ..errors import InvalidParameterError
 from .mechanisms import add_source_arguments, catalog_help, is_file_source, parse_parameters
 from .output import jsonable, positive_int, print_table
 
+__all__ = [
+    "cmd_compose",
+    "cmd_shuffle",
+    "cmd_subsample",
+    "register",
+]
+
 if TYPE_CHECKING:
     from ..accounting.calibration import Calibration
 

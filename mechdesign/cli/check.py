@@ -17,6 +17,11 @@ from .mechanisms import (
 )
 from .output import fmt, jsonable, print_table
 
+__all__ = [
+    "cmd_check",
+    "register",
+]
+
 if TYPE_CHECKING:
     import numpy as np
 

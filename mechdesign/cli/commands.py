@@ -22,5 +22,7 @@ from . import (
     tradeoff,
 )
 
+__all__ = ["MODULES"]
+
 MODULES = [check, solve, examples, survey, frontier, compare_warner, tradeoff, compose, amplify,
            calibrate]

@@ -30,6 +30,12 @@ from .output import (
     write_planned,
 )
 
+__all__ = [
+    "cmd_compare_warner",
+    "print_comparison",
+    "register",
+]
+
 if TYPE_CHECKING:
     from ..estimation.dont_know import DontKnowAnalysis
     from ..estimation.simulation import SimulationResult

@@ -30,6 +30,12 @@ from .output import (
     write_planned,
 )
 
+__all__ = [
+    "DEFAULT_GRID",
+    "cmd_compose",
+    "register",
+]
+
 if TYPE_CHECKING:
     from ..accounting import Composition, CompositionResult
     from ..mechanism import Mechanism

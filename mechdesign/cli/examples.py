@@ -7,6 +7,11 @@ import argparse
 
 from .output import print_table
 
+__all__ = [
+    "cmd_examples",
+    "register",
+]
+
 
 def cmd_examples(args: argparse.Namespace) -> int:
     from ..io import example_path, example_titles

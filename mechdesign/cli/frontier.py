@@ -21,6 +21,12 @@ from .output import (
     write_planned,
 )
 
+__all__ = [
+    "cmd_frontier",
+    "parse_grid",
+    "register",
+]
+
 if TYPE_CHECKING:
     import numpy as np
 

@@ -18,6 +18,16 @@ from .. import __version__
 from ..errors import MechdesignError
 from .commands import MODULES
 
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "EXIT_TERMINATED",
+    "OneLineParser",
+    "Terminated",
+    "add_verbosity_arguments",
+    "build_parser",
+    "main",
+]
+
 
 class _NegativeNumber:
     """What argparse asks of its ``_negative_number_matcher``: ``match(text)``, true when

@@ -16,6 +16,23 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidParameterError
 
+__all__ = [
+    "MECHANISM_SUFFIXES",
+    "add_problem_file_arguments",
+    "add_source_arguments",
+    "build_from_catalog",
+    "catalog_help",
+    "catalog_names",
+    "describe_mechanism",
+    "is_file_source",
+    "load_problem_argument",
+    "ordinary",
+    "parse_parameters",
+    "parse_value",
+    "resolve_mechanism",
+    "source_inputs",
+]
+
 if TYPE_CHECKING:
     from ..evidential import EvidentialMechanism
     from ..mechanism import Mechanism

@@ -22,6 +22,29 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import FileFormatError, InvalidParameterError, MechdesignError
 
+__all__ = [
+    "PLOT_SUFFIXES",
+    "OutputExistsError",
+    "add_force_argument",
+    "check_suffix",
+    "fmt",
+    "jsonable",
+    "kept_name",
+    "make_folder",
+    "non_negative_int",
+    "open_unit_interval",
+    "plan_folder_outputs",
+    "plan_outputs",
+    "plan_plot",
+    "positive_int",
+    "print_table",
+    "problem_inputs",
+    "save_figure",
+    "show_progress",
+    "write_atomic",
+    "write_planned",
+]
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 

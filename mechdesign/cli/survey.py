@@ -40,6 +40,15 @@ from .output import (
     write_planned,
 )
 
+__all__ = [
+    "ORACLE_ALIASES",
+    "ORACLE_PREFIX",
+    "cmd_estimate",
+    "cmd_sample",
+    "register",
+    "resolve_randomizer",
+]
+
 if TYPE_CHECKING:
     from ..mechanism import Mechanism
     from ..oracles import FrequencyOracle

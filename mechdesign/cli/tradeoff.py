@@ -29,6 +29,13 @@ from .output import (
     write_planned,
 )
 
+__all__ = [
+    "MAX_ROWS",
+    "REFERENCE_DELTA",
+    "cmd_tradeoff",
+    "register",
+]
+
 if TYPE_CHECKING:
     import numpy as np
 

@@ -15,6 +15,14 @@ from typing import TYPE_CHECKING
 
 from ..errors import InvalidParameterError
 
+__all__ = [
+    "EXAMPLES_DIR",
+    "example_names",
+    "example_path",
+    "example_titles",
+    "load_example",
+]
+
 if TYPE_CHECKING:
     from .problems import ProblemFile
 

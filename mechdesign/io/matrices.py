@@ -59,6 +59,34 @@ from ..errors import FileFormatError, InvalidMechanismError, SizeLimitError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 
+__all__ = [
+    "BOM",
+    "CSV_FIELD_LIMIT",
+    "DELIMITERS",
+    "INT64_MAX",
+    "INT64_MIN",
+    "KNOWN_KEYS",
+    "MAX_FILE_BYTES",
+    "MAX_TOML_BYTES",
+    "PSEUDO_FILESYSTEMS",
+    "at",
+    "csv_numbers",
+    "csv_rows",
+    "detect_delimiter",
+    "digits_of",
+    "load_mechanism",
+    "loads_json",
+    "loads_toml",
+    "mechanism_from_dict",
+    "mechanism_to_jsonable",
+    "parse_integer",
+    "parse_number",
+    "read_text_limited",
+    "save_mechanism",
+    "toml_too_large",
+    "why_not_a_number",
+]
+
 MAX_FILE_BYTES = 64 * 2**20
 """Largest file read (a mechanism file, a problem file or a CSV it names): 64 MiB."""
 

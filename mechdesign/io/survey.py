@@ -46,6 +46,16 @@ from .matrices import (
     read_text_limited,
 )
 
+__all__ = [
+    "HEADER",
+    "MAX_SURVEY_BYTES",
+    "describe",
+    "format_reports",
+    "load_randomizer",
+    "read_reports",
+    "read_values",
+]
+
 MAX_SURVEY_BYTES = 512 * 2**20
 """Largest values or reports file read: 512 MiB."""
 

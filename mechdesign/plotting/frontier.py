@@ -22,6 +22,17 @@ from matplotlib.figure import Figure
 
 from ..errors import InvalidParameterError
 
+__all__ = [
+    "FAMILY_LABELS",
+    "FAMILY_MARKERS",
+    "FAMILY_STYLES",
+    "MARKERS_PER_CURVE",
+    "family_label",
+    "frontier_labels",
+    "plot_frontier",
+    "swept_notion",
+]
+
 if TYPE_CHECKING:
     from ..design.problem import DesignProblem
     from ..frontier.sweep import Frontier

@@ -18,6 +18,13 @@ from ..errors import InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 
+__all__ = [
+    "MAX_ANNOTATED_CELLS",
+    "MAX_TICK_LABELS",
+    "labelled_matrix",
+    "plot_heatmap",
+]
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 

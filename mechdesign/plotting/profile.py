@@ -17,6 +17,13 @@ from matplotlib.figure import Figure
 from ..accounting import Composition, PrivacyProfile, optimal_composition_delta
 from ..errors import InvalidParameterError
 
+__all__ = [
+    "PROFILE_FLOOR",
+    "PROFILE_POINTS",
+    "plot_privacy_profile",
+    "profile_epsilons",
+]
+
 PROFILE_POINTS = 256
 """Epsilons at which the profile of a :class:`~mechdesign.accounting.Composition` is drawn."""
 

@@ -16,6 +16,13 @@ from matplotlib.figure import Figure
 from ..accounting import TradeoffCurve, tradeoff_dp, tradeoff_gaussian
 from ..errors import InvalidParameterError
 
+__all__ = [
+    "CURVE_STYLES",
+    "LOG_ALPHA_MIN",
+    "REFERENCE_POINTS",
+    "plot_tradeoff",
+]
+
 REFERENCE_POINTS = 401
 """Grid on which the reference curve ``f_eps`` is drawn (it has one kink, drawn exactly too)."""
 

@@ -33,6 +33,19 @@ from ..estimation.simulation import (
 from ..estimation.variances import variance_dont_know, variance_q_lambda
 from ..privacy.measures import epsilon_wldp
 
+__all__ = [
+    "FIGURE3_DONT_KNOW",
+    "FIGURE_C",
+    "FIGURE_EPSILONS",
+    "FIGURE_N",
+    "FIGURE_PI",
+    "PathPoint",
+    "ShaferPoint",
+    "figure_4_curves",
+    "shafer_grid",
+    "simulate_path",
+]
+
 FIGURE_C = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
 """The c = p + q grid used when the paper is silent (``docs/belief_functions.md`` s.5)."""
 

@@ -38,6 +38,20 @@ from ..estimation.variances import variance_dont_know, variance_warner
 from .figure_data import PathPoint, ShaferPoint, figure_4_curves
 from .warner_comparison import WarnerComparison
 
+__all__ = [
+    "CURVE_EPSILONS",
+    "ERRORBAR_SE",
+    "FIGURE_FILES",
+    "figure_1",
+    "figure_2",
+    "figure_3",
+    "figure_4",
+    "figure_4_title",
+    "figure_5",
+    "make_figures",
+    "write_figures",
+]
+
 CURVE_EPSILONS = np.linspace(0.1, 4.0, 300)
 """Where the closed-form curves are drawn: the paper's (0, 4], from 0.1 where nu is finite."""
 

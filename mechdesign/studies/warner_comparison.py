@@ -35,6 +35,13 @@ from .figure_data import (
     simulate_path,
 )
 
+__all__ = [
+    "PATH_LAMBDAS",
+    "ComparisonRow",
+    "WarnerComparison",
+    "compare_warner",
+]
+
 PATH_LAMBDAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 """Q_lambda mechanisms simulated for the table and Fig. 5."""
 

@@ -24,6 +24,14 @@ from ..design.problem import DesignProblem
 from ..privacy import measures
 from ..privacy.notions import LDP, SLDP, WLDP, ApproxLDP, DeletionLDP, MetricDP
 
+__all__ = [
+    "Built",
+    "Case",
+    "build",
+    "case_from_seed",
+    "relation_pairs",
+]
+
 NOTION_KINDS = ("ldp", "approx_ldp", "deletion_ldp", "deletion_ldp_delta", "metric_matrix",
                 "metric_graph", "metric_spanner", "sldp_mass", "sldp_pl", "sldp_bel", "wldp",
                 "wldp_walley")

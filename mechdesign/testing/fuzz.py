@@ -104,6 +104,22 @@ from ..privacy.notions import LDP, SLDP, WLDP, ApproxLDP, DeletionLDP, MetricDP
 from .cases import REFERENCE_OBJECTIVES, Built, Case, build
 from .reference import effective_loss, exact_check, objective_value, reference_lp, unit_range
 
+__all__ = [
+    "CASE_TIME_LIMIT",
+    "DESIGN_GAP_FLOOR",
+    "FAILED",
+    "FLOAT_NOISE",
+    "GAP_FLOOR",
+    "CaseTimeout",
+    "Outcome",
+    "PrivacyCheck",
+    "beaten",
+    "check_privacy",
+    "float_measure",
+    "run_case",
+    "wall_clock_limit",
+]
+
 TOL = measures.EPSILON_TOL
 LABELS = "abc"
 

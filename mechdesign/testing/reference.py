@@ -21,6 +21,19 @@ from ..privacy.notions import MetricDP
 from ..privacy.verify import verify_exact
 from .cases import EVIDENTIAL, REFERENCE_OBJECTIVES, Built, Case
 
+__all__ = [
+    "REF_HIGH_LOG_RATIO",
+    "REF_MARGINS",
+    "REF_MAX_LOG_RATIO",
+    "REF_TIME_LIMIT",
+    "Reference",
+    "effective_loss",
+    "exact_check",
+    "objective_value",
+    "reference_lp",
+    "unit_range",
+]
+
 REF_MARGINS = ((1e-9, 1e-7), (1e-6, 1e-5), (1e-4, 1e-3))
 """Relative (epsilon, delta) margins of the reference LP, tried in turn until its cleaned
 matrix verifies exactly."""

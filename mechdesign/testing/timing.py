@@ -28,6 +28,14 @@ from typing import Any
 
 import numpy as np
 
+__all__ = [
+    "BisectionSampler",
+    "FakeClock",
+    "WorkClock",
+    "threshold_accuracy",
+    "time_calls",
+]
+
 
 def time_calls(fn: Callable[[Any], object], secrets: Sequence[Any], n: int, seed: int = 0,
                warmup: int = 200, clock: Callable[[], int] = time.perf_counter_ns

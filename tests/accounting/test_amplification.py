@@ -15,7 +15,7 @@ from mechdesign.accounting.amplification import (
     shuffle_delta,
     shuffle_epsilon,
     shuffle_to_ldp,
-    subsampled,
+    subsampling_bound,
 )
 from mechdesign.errors import InvalidParameterError
 from mechdesign.testing.timing import WorkClock
@@ -25,23 +25,23 @@ mp.mp.dps = 30
 
 # --------------------------------------------------------------------------- subsampling
 def test_subsampling_values():
-    g = subsampled(1.0, 1e-6, 0.01)
+    g = subsampling_bound(1.0, 1e-6, 0.01)
     # ln(1 + 0.01 (e - 1)) = 0.0170368632361..
     assert g.epsilon == pytest.approx(math.log(1 + 0.01 * (math.e - 1)), rel=1e-14)
     assert g.epsilon == pytest.approx(0.01703686324, rel=1e-9)
     assert g.delta == pytest.approx(1e-8)
-    assert subsampled(2.0, 0.1, 1.0).epsilon == pytest.approx(2.0)
-    assert subsampled(2.0, 0.1, 0.0).epsilon == 0.0
+    assert subsampling_bound(2.0, 0.1, 1.0).epsilon == pytest.approx(2.0)
+    assert subsampling_bound(2.0, 0.1, 0.0).epsilon == 0.0
     # tiny p in log space: ln(1 + p (e^eps - 1)) ~ p (e^eps - 1)
-    assert subsampled(1.0, 0.0, 1e-20).epsilon == pytest.approx(1e-20 * (math.e - 1))
-    assert subsampled(800.0, 0.0, 1e-3).epsilon == pytest.approx(800 + math.log(1e-3))
+    assert subsampling_bound(1.0, 0.0, 1e-20).epsilon == pytest.approx(1e-20 * (math.e - 1))
+    assert subsampling_bound(800.0, 0.0, 1e-3).epsilon == pytest.approx(800 + math.log(1e-3))
 
 
 def test_subsampled_delta_does_not_underflow_to_zero():
     # issue 31: p delta = 5e-324 * 1e-3 = 4.9e-327 is exactly positive but below the smallest
     # double; the float product read 0.0 (a pure guarantee that does not hold). Rounded up it
     # is the smallest positive double.
-    g = subsampled(40.0, 1e-3, 5e-324)
+    g = subsampling_bound(40.0, 1e-3, 5e-324)
     assert g.delta == 5e-324
     # eps' = ln(1 + 5e-324 (e^40 - 1)) = 5e-324 (e^40 - 1) (1 - ..) = 1.16295773881346e-306
     assert g.epsilon == pytest.approx(5e-324 * math.expm1(40.0), rel=1e-12)
@@ -51,17 +51,18 @@ def test_subsampled_delta_does_not_underflow_to_zero():
 def test_subsampled_epsilon_does_not_underflow_to_zero():
     # issue 31: eps' = ln(1 + 1e-300 (e^1e-300 - 1)) = 1e-600 (1 + ..) is exactly positive;
     # p * expm1(eps) underflowed to 0.0. Rounded up it is the smallest positive double.
-    g = subsampled(1e-300, 0.0, 1e-300)
+    g = subsampling_bound(1e-300, 0.0, 1e-300)
     assert g.epsilon == 5e-324 and g.delta == 0.0
     # and the exact zeros stay exact: p = 0, eps = 0, delta = 0
-    assert subsampled(1e-300, 0.5, 0.0).epsilon == 0.0 == subsampled(1e-300, 0.5, 0.0).delta
-    assert subsampled(0.0, 0.0, 0.5).epsilon == 0.0
+    g = subsampling_bound(1e-300, 0.5, 0.0)
+    assert g.epsilon == 0.0 == g.delta
+    assert subsampling_bound(0.0, 0.0, 0.5).epsilon == 0.0
 
 
 @settings(max_examples=60, deadline=None)
 @given(eps=st.floats(0.0, 20.0), p=st.floats(0.0, 1.0))
 def test_subsampling_never_worse(eps, p):
-    assert subsampled(eps, 0.0, p).epsilon <= eps + 1e-12
+    assert subsampling_bound(eps, 0.0, p).epsilon <= eps + 1e-12
 
 
 # --------------------------------------------------------------------------- shuffling

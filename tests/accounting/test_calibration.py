@@ -26,7 +26,7 @@ from mechdesign.accounting import (
     optimal_heterogeneous_delta,
     shuffle_delta,
     shuffle_epsilon,
-    subsampled,
+    subsampling_bound,
 )
 from mechdesign.accounting.calibration import (
     MAX_K,
@@ -308,7 +308,7 @@ def test_shuffle_bound_is_monotone_as_documented(e0):
 def test_subsampling_p_is_the_expm1_ratio(e0, frac):
     eps = frac * e0
     c = calibrate_subsampling("p", target_epsilon=eps, target_delta=0.0, epsilon0=e0)
-    assert_step(c, lambda p: subsampled(e0, 0.0, p).epsilon <= eps)
+    assert_step(c, lambda p: subsampling_bound(e0, 0.0, p).epsilon <= eps)
     # 30 digits: at the value the amplified epsilon is the target, up to the rounding of the
     # forward computation (a few ulps of eps); the closed form agrees to that rounding
     # carried to p (one ulp of eps moves p by eps e^eps / expm1(eps) ulps, relative)
@@ -338,7 +338,7 @@ def test_subsampling_epsilon0_closed_form(p, eps):
         eps, rel=8e-16)
     closed = math.log1p(math.expm1(eps) / p)
     assert c.value == pytest.approx(closed, rel=8 * 2.0**-52)
-    assert_step(c, lambda e0: subsampled(e0, 0.0, p).epsilon <= eps)
+    assert_step(c, lambda e0: subsampling_bound(e0, 0.0, p).epsilon <= eps)
 
 
 def test_subsampling_epsilon0_ends():

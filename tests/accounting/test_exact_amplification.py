@@ -17,15 +17,15 @@ from mechdesign.accounting import (
     compose,
     exact_shuffle_delta,
     exact_shuffle_epsilon,
+    exact_subsampling_epsilon,
     honest_users,
     optimal_composition_delta,
     robust_shuffle_delta,
     robust_shuffle_epsilon,
     shuffle_delta,
     shuffle_epsilon,
-    subsample,
-    subsampled,
-    subsampling_privacy,
+    subsampled_mechanism,
+    subsampling_bound,
 )
 from mechdesign.errors import InvalidParameterError, SizeLimitError
 from mechdesign.privacy import (
@@ -51,12 +51,12 @@ def test_krr_mixed_with_a_row_meets_the_theorem_exactly(k, eps, p):
     # r = Q[x0]: the column y = x (x != x0) has Q[x, y] / r_y = e^eps, so the theorem is an
     # equality (derivation in docs/accounting.md s.7); the row x0 of Q_p is r itself
     rr = md.randomized_response(k, eps)
-    s = subsampling_privacy(rr, p, rr.matrix[0])
+    s = exact_subsampling_epsilon(rr, p, rr.matrix[0])
     assert s.epsilon_input == pytest.approx(eps, rel=1e-13)
     assert s.bound == pytest.approx(closed_form(eps, p), rel=1e-13)
     assert s.epsilon == pytest.approx(closed_form(eps, p), rel=1e-11)
     assert s.epsilon_replacement == pytest.approx(closed_form(eps, p), rel=1e-11)
-    Qp = subsample(rr, p, rr.matrix[0])
+    Qp = subsampled_mechanism(rr, p, rr.matrix[0])
     assert Qp.shape == (k, k) and (Qp.matrix[0] == rr.matrix[0]).all()
 
 
@@ -66,7 +66,7 @@ def test_krr_mixed_with_uniform_is_strictly_below_the_theorem(k, eps, p):
     a = math.exp(eps)
     alpha, beta = a / (a + k - 1), 1 / (a + k - 1)
     exact = math.log((p * alpha + (1 - p) / k) / (p * beta + (1 - p) / k))
-    s = subsampling_privacy(md.randomized_response(k, eps), p, np.full(k, 1 / k))
+    s = exact_subsampling_epsilon(md.randomized_response(k, eps), p, np.full(k, 1 / k))
     assert s.epsilon == pytest.approx(exact, rel=1e-12)
     assert s.epsilon < s.bound - 1e-3 * s.bound
     assert s.epsilon_input == pytest.approx(eps, rel=1e-13)  # Q/r = k alpha < e^eps
@@ -74,10 +74,10 @@ def test_krr_mixed_with_uniform_is_strictly_below_the_theorem(k, eps, p):
 
 def test_null_output_does_not_amplify_pure_epsilon():
     rr = md.randomized_response(3, 1.0)
-    s = subsampling_privacy(rr, 0.1)  # reference "null"
+    s = exact_subsampling_epsilon(rr, 0.1)  # reference "null"
     assert s.epsilon == math.inf and s.epsilon_input == math.inf and s.bound == math.inf
     assert s.epsilon_replacement == pytest.approx(epsilon_ldp(rr), rel=1e-15)
-    Qp = subsample(rr, 0.1)
+    Qp = subsampled_mechanism(rr, 0.1)
     assert Qp.outputs == (0, 1, 2, "null")
     assert Qp.matrix[:, -1] == pytest.approx([0.9] * 3)
 
@@ -87,7 +87,7 @@ def test_null_output_does_not_amplify_pure_epsilon():
        eps=st.floats(0.0, 3.0))
 def test_null_output_scales_the_replacement_delta_by_p(m, p, eps):
     # H(p P + (1-p) e_null || p P' + (1-p) e_null) = p H(P || P')  (the null terms cancel)
-    assert delta_ldp(subsample(m, p), eps) == pytest.approx(p * delta_ldp(m, eps),
+    assert delta_ldp(subsampled_mechanism(m, p), eps) == pytest.approx(p * delta_ldp(m, eps),
                                                              rel=1e-12, abs=1e-15)
 
 
@@ -98,14 +98,14 @@ def test_exact_subsampled_epsilon_under_the_theorem(m, p, which):
     Q = m.matrix
     r = {"row": Q[0], "mean": Q.mean(axis=0),
          "deletion": epsilon_deletion(m).reference}[which]
-    s = subsampling_privacy(m, p, r)
+    s = exact_subsampling_epsilon(m, p, r)
     # eps_in by its definition, from the entries
     eps_in = max(epsilon_ldp(m), float(np.max(np.abs(np.log(Q / r[None, :])))))
     assert s.epsilon_input == pytest.approx(eps_in, rel=1e-9, abs=1e-15)
     assert s.epsilon <= s.bound * (1 + 1e-9) + 1e-15
     assert s.epsilon_replacement <= s.epsilon + 1e-15
     # also the exact deletion epsilon (best reference) of the mixture
-    assert epsilon_deletion(subsample(m, p, r)).epsilon <= s.bound * (1 + 1e-9) + 1e-15
+    assert epsilon_deletion(subsampled_mechanism(m, p, r)).epsilon <= s.bound * (1 + 1e-9) + 1e-15
 
 
 @settings(max_examples=60, deadline=None)
@@ -114,7 +114,7 @@ def test_theorem_tight_when_the_reference_is_a_worst_denominator(m, p):
     # a worst ratio Q[x, y] / Q[x', y] = e^eps: with r = Q[x'] the column y reaches
     # 1 + p(e^eps - 1) on the pair (x, x')
     w = worst_log_ratio(m.matrix, m.matrix)
-    s = subsampling_privacy(m, p, m.matrix[w.x_prime])
+    s = exact_subsampling_epsilon(m, p, m.matrix[w.x_prime])
     assert s.epsilon == pytest.approx(s.bound, rel=1e-9, abs=1e-14)
 
 
@@ -124,10 +124,10 @@ def test_theorem_tight_when_the_reference_is_a_worst_denominator(m, p):
 def test_subsampled_privacy_monotone_in_p(m, p1, p2, eps):
     lo, hi = sorted((p1, p2))
     r = m.matrix.mean(axis=0)
-    assert subsampling_privacy(m, lo, r).epsilon <= subsampling_privacy(m, hi, r).epsilon \
-        * (1 + 1e-12) + 1e-15
-    a = subsample(m, lo, r, absent=True)
-    b = subsample(m, hi, r, absent=True)
+    assert exact_subsampling_epsilon(m, lo, r).epsilon \
+        <= exact_subsampling_epsilon(m, hi, r).epsilon * (1 + 1e-12) + 1e-15
+    a = subsampled_mechanism(m, lo, r, absent=True)
+    b = subsampled_mechanism(m, hi, r, absent=True)
     assert delta_ldp(a, eps) <= delta_ldp(b, eps) + 1e-14
 
 
@@ -138,7 +138,7 @@ def test_approximate_subsampling_theorem_on_the_matrix(m, p, eps):
     # is (ln(1 + p(e^eps - 1)), p d)-LDP  (Thm 6.1, docs/accounting.md s.7)
     r = m.matrix.mean(axis=0)
     d = max(delta_ldp(m, eps), deletion_delta_at(m.matrix, r, eps))
-    ext = subsample(m, p, r, absent=True)
+    ext = subsampled_mechanism(m, p, r, absent=True)
     assert delta_ldp(ext, closed_form(eps, p)) <= p * d + 1e-13
 
 
@@ -146,7 +146,7 @@ def test_approximate_subsampling_theorem_on_the_matrix(m, p, eps):
 def test_subsampled_rr_composes_exactly_under_the_per_step_bound(k_fold):
     rr = md.randomized_response(2, 1.0)
     p = 0.1
-    Qp = subsample(rr, p, rr.matrix[0])
+    Qp = subsampled_mechanism(rr, p, rr.matrix[0])
     eps_step = closed_form(1.0, p)
     assert epsilon_ldp(Qp) == pytest.approx(eps_step, rel=1e-12)
     comp = compose(Qp, k_fold)
@@ -163,22 +163,22 @@ def test_subsampled_rr_composes_exactly_under_the_per_step_bound(k_fold):
 def test_subsampling_bad_input():
     rr = md.randomized_response(2, 1.0)
     with pytest.raises(InvalidParameterError, match="p must lie in"):
-        subsample(rr, 1.5)
+        subsampled_mechanism(rr, 1.5)
     with pytest.raises(InvalidParameterError, match="nan"):
-        subsample(rr, math.nan)
+        subsampled_mechanism(rr, math.nan)
     with pytest.raises(InvalidParameterError, match="'bogus'"):
-        subsample(rr, 0.5, "bogus")
+        subsampled_mechanism(rr, 0.5, "bogus")
     with pytest.raises(InvalidParameterError, match="shape"):
-        subsample(rr, 0.5, [1.0])
+        subsampled_mechanism(rr, 0.5, [1.0])
     with pytest.raises(InvalidParameterError, match="sums to"):
-        subsample(rr, 0.5, [0.5, 0.6])
+        subsampled_mechanism(rr, 0.5, [0.5, 0.6])
     with pytest.raises(InvalidParameterError, match=r"-0\.5"):
-        subsampling_privacy(rr, 0.5, [1.5, -0.5])
+        exact_subsampling_epsilon(rr, 0.5, [1.5, -0.5])
 
 
 def test_subsample_labels_stay_unique():
     m = md.Mechanism([[0.5, 0.5], [0.25, 0.75]], inputs=["absent", "b"], outputs=["null", 1])
-    Qp = subsample(m, 0.5, absent=True)
+    Qp = subsampled_mechanism(m, 0.5, absent=True)
     assert Qp.outputs == ("null", 1, "null'") and Qp.inputs == ("absent", "b", "absent'")
 
 
@@ -399,7 +399,8 @@ def test_degenerate_randomizers():
 
 
 def test_subsampling_closed_form_still_matches():  # the bound used above is the library's
-    assert subsampled(1.0, 0.0, 0.1).epsilon == pytest.approx(closed_form(1.0, 0.1), rel=1e-15)
+    assert subsampling_bound(1.0, 0.0, 0.1).epsilon == pytest.approx(closed_form(1.0, 0.1),
+                                                                     rel=1e-15)
 
 
 @settings(max_examples=20, deadline=None)

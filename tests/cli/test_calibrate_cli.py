@@ -9,7 +9,7 @@ import math
 import pytest
 
 import mechdesign as md
-from mechdesign.accounting import delta_composed, shuffle_delta, subsampled
+from mechdesign.accounting import delta_composed, shuffle_delta, subsampling_bound
 from mechdesign.accounting.calibration import (
     calibrate_composition,
     calibrate_shuffle,
@@ -83,8 +83,8 @@ def test_shuffle_both_questions(capsys):
 def test_subsample_both_questions(capsys):
     out = run_json(capsys, "subsample", "--epsilon0", "1", "--epsilon", "0.1", "--delta", "0")
     assert out["value"] == pytest.approx(math.expm1(0.1) / math.expm1(1.0), rel=1e-15)
-    assert subsampled(1.0, 0.0, out["value"]).epsilon <= 0.1
-    assert subsampled(1.0, 0.0, out["infeasible"]).epsilon > 0.1
+    assert subsampling_bound(1.0, 0.0, out["value"]).epsilon <= 0.1
+    assert subsampling_bound(1.0, 0.0, out["infeasible"]).epsilon > 0.1
     out = run_json(capsys, "subsample", "--p", "0.01", "--delta0", "1e-5", "--epsilon", "0.1",
                    "--delta", "1e-6")
     c = calibrate_subsampling("epsilon0", target_epsilon=0.1, target_delta=1e-6, p=0.01,

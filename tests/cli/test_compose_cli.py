@@ -13,7 +13,7 @@ from mechdesign.accounting import (
     epsilon_composed,
     optimal_composition_epsilon,
     shuffle_epsilon,
-    subsampled,
+    subsampling_bound,
 )
 from mechdesign.cli.main import main
 
@@ -119,7 +119,7 @@ def test_amplify_shuffle_from_mechanism(capsys):
 def test_amplify_subsample_and_shuffle_to_ldp(capsys):
     out = run_json(capsys, "amplify", "subsample", "--epsilon", "1", "--delta", "1e-6",
                    "--p", "0.01", "--json")
-    assert out[0]["epsilon"] == subsampled(1.0, 1e-6, 0.01).epsilon
+    assert out[0]["epsilon"] == subsampling_bound(1.0, 1e-6, 0.01).epsilon
     assert out[0]["delta"] == pytest.approx(1e-8)
     out = run_json(capsys, "amplify", "shuffle-to-ldp", "--epsilon", "0.5", "--delta",
                    "1e-6", "--n", "1000", "--json")
