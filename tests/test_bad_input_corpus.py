@@ -137,7 +137,7 @@ PY_CASES = [
     ("losses-negative-distance", lambda: losses.from_distance([[0, -1.0]]),
      InvalidParameterError, r"loss\[0, 1\] = -1\.0"),
     # ---- analyzers
-    ("subsample-p", lambda: amplification.subsampled(1.0, 0.0, 1.5), InvalidParameterError,
+    ("subsample-p", lambda: amplification.subsampling_bound(1.0, 0.0, 1.5), InvalidParameterError,
      r"p must lie in \[0, 1\], got 1\.5"),
     ("shuffle-n-float", lambda: amplification.shuffle_epsilon(1.0, 10.5, 1e-6),
      InvalidParameterError, r"n must be an integer, got 10\.5"),

@@ -455,7 +455,7 @@ def _(c):
 @check("accounting.subsampled", st.tuples(epsilons | st.sampled_from([700.0, 1e-300]),
                                           deltas | st.just(1e-3), probabilities))
 def _(c):
-    g = acc.subsampled(*c)
+    g = acc.subsampling_bound(*c)
     e, d = R.subsampled(*c)
     return [("epsilon", g.epsilon, e, MEASURE, 0.0), ("delta", g.delta, d, MEASURE, 0.0)]
 
@@ -502,7 +502,7 @@ def subsampling_cases(draw):
 @check("accounting.subsampling_privacy", subsampling_cases())
 def _(c):
     Q, p, ref = c
-    s = acc.subsampling_privacy(Q, p, ref)
+    s = acc.exact_subsampling_epsilon(Q, p, ref)
     if isinstance(ref, str):
         M = [[*r, R.ZERO] for r in R.rows(Q)]
         r = [R.ZERO] * Q.shape[1] + [R.ONE]
@@ -914,12 +914,12 @@ def test_heterogeneous_50_fold_epsilon_at_1e_12():
 
 
 def test_subsampled_underflow_to_zero():
-    """Issue 31: subsampled(40, 1e-3, 5e-324) gave delta 0.0 and subsampled(1e-300, 0,
-    1e-300) epsilon 0.0; both are exactly positive."""
-    g = acc.subsampled(40.0, 1e-3, 5e-324)
+    """Issue 31: subsampling_bound(40, 1e-3, 5e-324) gave delta 0.0 and
+    subsampling_bound(1e-300, 0, 1e-300) epsilon 0.0; both are exactly positive."""
+    g = acc.subsampling_bound(40.0, 1e-3, 5e-324)
     e, d = R.subsampled(40.0, 1e-3, 5e-324)
     assert R.F(g.delta) >= d > 0, g
     assert R.F(g.epsilon) >= e, g
-    g = acc.subsampled(1e-300, 0.0, 1e-300)
+    g = acc.subsampling_bound(1e-300, 0.0, 1e-300)
     e, _ = R.subsampled(1e-300, 0.0, 1e-300)
     assert R.F(g.epsilon) >= e > 0, g
