@@ -1,6 +1,6 @@
 """Design scaling: mechdesign's design layer against the naive formulation, side by side.
 
-Five sections, the first four measured in this one process (issue 3, item 6; formulations
+Five sections, the first four measured in this one process (formulations
 in ``docs/formulations.md``), the fifth in one fresh subprocess per run:
 
 1. ``ldp``: pure eps-LDP with an arbitrary loss (uniform random k x k loss, seed 0, uniform

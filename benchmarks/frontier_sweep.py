@@ -1,4 +1,4 @@
-"""A 50-point privacy-accuracy frontier at k = 50 against 50 independent solves (issue 5).
+"""A 50-point privacy-accuracy frontier at k = 50 against 50 independent solves.
 
 Side by side in one process, each timed ``--repeats`` times (the best run is printed, the
 machine may be shared): ``mechdesign.frontier.sweep.frontier`` (compiled once with epsilon as

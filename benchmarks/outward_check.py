@@ -1,4 +1,4 @@
-"""Outward rounding, counted (issue 31 item 1): N adversarial cases per public measure and
+"""Outward rounding, counted: N adversarial cases per public measure and
 accountant, each value compared with its 50-digit reference (``tests/outward_reference.py``).
 
 The cases and the library-vs-reference rows are those of ``tests/test_outward_rounding.py``

@@ -1,4 +1,4 @@
-"""Independent 50-digit references for every public epsilon / delta of mechdesign (issue 31).
+"""Independent 50-digit references for every public epsilon / delta of mechdesign.
 
 Each function below is written from a definition (the reference sheet
 ``/work/shared/reference/composition_and_lemmas.md``, ``belief_ldp.md`` or the docstring of

@@ -226,7 +226,7 @@ PY_CASES = [
      SizeLimitError, r"30 x 30 = 900"),
     ("verify-not-stochastic", lambda: verify_exact([[0.5, 0.6], [0.5, 0.5]], "ldp", 1.0),
      InvalidMechanismError, r"row 0 of matrix sums to 1\.1"),
-    # ---- issue 12, item 4: inputs that used to get through or blame the wrong argument
+    # ---- inputs that used to get through or blame the wrong argument
     ("matrix-numeric-string", lambda: md.Mechanism([["0.5", 0.5], [0.5, 0.5]]),
      ValidationError, r"\[0, 0\]"),
     ("matrix-bool", lambda: md.Mechanism([[True, False], [0.5, 0.5]]), ValidationError,
@@ -494,10 +494,10 @@ def test_cli_prints_one_error_line_and_exits_non_zero(argv, pattern, files, caps
     ["amplify", "shuffle", "--epsilon0", "1", "--n", "abc", "--delta", "1e-6"],
     ["solve"],
 ], ids=["compose-k0", "shuffle-n-not-a-number", "solve-no-file"])
-def test_finding_argparse_errors_follow_the_one_line_contract(argv, capsys):
-    # FINDING (cli.py): errors caught by argparse itself print the usage block and
-    # "mechdesign <command>: error: ..." (several lines, another prefix), exit 2. Overriding
-    # ArgumentParser.error to print one "mechdesign: error: ..." line would meet the contract.
+def test_argparse_errors_follow_the_one_line_contract(argv, capsys):
+    # errors caught by argparse itself print the usage block and "mechdesign <command>:
+    # error: ..." (several lines, another prefix), exit 2, unless the parser overrides
+    # ArgumentParser.error to print one "mechdesign: error: ..." line (cli.main.OneLineParser).
     rc, out, err = _run_cli(argv, capsys)
     assert rc != 0 and "Traceback" not in err + out
     lines = err.strip().splitlines()

@@ -390,7 +390,7 @@ def test_truncated_geometric_maximum_against_mpmath(n):
         assert close_to(epsilon_metric(m, line_distance(n)), top)
 
 
-def test_audit_repros_at_large_epsilon():
+def test_constructors_at_large_epsilon_stay_exact():
     # symmetric unary encoding at eps = 60: q = 1 - p used to cancel (+0.002 excess)
     assert epsilon_ldp(unary_encoding(3, 60.0)) == pytest.approx(60.0, rel=1e-12)
     # optimized at eps = 80 used to give NaN (q rounded to 0)
@@ -493,7 +493,7 @@ def test_pinned_nominal_epsilons(make, notion, D, eps):
     assert_at_most_nominal(make(eps), notion, eps, D)
 
 
-def test_issue_reproductions_rounding_in_the_safe_direction():
+def test_stored_matrices_round_in_the_safe_direction():
     # RR(5, 1e-12) stored exact epsilon 1.0000334e-12 (3.3e-5 above nominal) and RR(2, 1)
     # exceeded 1 by 1e-16 (verify_exact said False); now both hold exactly, and the rows
     # still sum to 1 within an ulp

@@ -59,7 +59,7 @@ def test_immutable():
 
 
 def test_masses_and_focal_masks_cannot_be_made_writeable():
-    # audit: masses' flag could be flipped back; focal_masks was a plain writeable array and
+    # once broken: masses' flag could be flipped back; focal_masks was a plain writeable array and
     # `dk.focal_masks[2] = 1` changed dk.bel({'Yes'})
     dk = dont_know(0.6, 0.2)
     masses, masks = dk.masses.copy(), dk.focal_masks.copy()
@@ -76,7 +76,7 @@ def test_masses_and_focal_masks_cannot_be_made_writeable():
 
 
 def test_seventy_outputs_use_python_int_masks():
-    # audit: int64 masks overflowed at 64 outputs, so from_mechanism failed on RR(70)
+    # once broken: int64 masks overflowed at 64 outputs, so from_mechanism failed on RR(70)
     labels = list(range(70))
     ev = EvidentialMechanism([[0.5, 0.25, 0.25], [0.25, 0.5, 0.25]],
                              [{69}, {0, 68}, set(labels)], outputs=labels)

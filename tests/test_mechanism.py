@@ -27,7 +27,7 @@ def test_matrix_is_a_read_only_copy():
 
 
 def test_writeable_flag_cannot_be_flipped_back():
-    # audit: the matrix owned its data, so `m.matrix.flags.writeable = True` succeeded
+    # once broken: the matrix owned its data, so `m.matrix.flags.writeable = True` succeeded
     m = warner(0.75)
     before = m.matrix.copy()
     for arr in (m.matrix, m.matrix.base, m.Q, m.matrix[0], m.matrix.T, m.matrix.view()):

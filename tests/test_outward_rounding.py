@@ -1,4 +1,4 @@
-"""Issue 31 item 1: every epsilon or delta mechdesign returns is an upper bound on the exact
+"""Outward rounding: every epsilon or delta mechdesign returns is an upper bound on the exact
 value for the stored inputs, checked against the 50-digit references of
 :mod:`tests.outward_reference` on adversarial inputs (near-equal rows, eps down to 1e-12 and
 at a privacy loss of the matrix, deltas down to 1e-300, k = 1, subnormal entries).
@@ -811,7 +811,7 @@ KNOWN_UNDER_REPORTS: set[str] = set()
 
 
 @pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(reason="known under-report, issue 31",
+    pytest.param(n, marks=pytest.mark.xfail(reason="known under-report",
                                             strict=False))
     if n in KNOWN_UNDER_REPORTS else n for n in sorted(CHECKS)])
 def test_never_below_the_50_digit_reference(name):
@@ -834,7 +834,7 @@ def test_never_below_the_50_digit_reference(name):
 
 # =========================================================================== known cases
 def test_delta_ldp_near_equal_rows_at_tiny_epsilon():
-    """Issue 31: the float sum read 5.2e-6 relative low at eps = 1e-9 on near-equal rows
+    """Reproducer: the float sum read 5.2e-6 relative low at eps = 1e-9 on near-equal rows
     (2.2058327e-12 reported, 2.2058386e-12 exact). Rows differing by ~1e-9 relative at
     eps < 1e-9 give terms p - e^eps q that cancel to 1e-3 of their size (on the library
     before the fix: 56 of these 200 below, worst 6.8e-6 relative)."""
@@ -853,7 +853,7 @@ def test_delta_ldp_near_equal_rows_at_tiny_epsilon():
 
 
 def test_epsilon_composed_1000_fold_binary_rr():
-    """Issue 31: 1000-fold RR(0.1) at delta 1e-6 read 5.6e-15 relative below the 50-digit
+    """Reproducer: 1000-fold RR(0.1) at delta 1e-6 read 5.6e-15 relative below the 50-digit
     value (19.3447, the README's example)."""
     Q = md.randomized_response(2, 0.1).matrix
     lib = acc.epsilon_composed(md.Mechanism(Q), 1e-6, 1000).epsilon
@@ -863,7 +863,7 @@ def test_epsilon_composed_1000_fold_binary_rr():
 
 
 def test_delta_composed_1000_fold_binary_rr_at_one():
-    """Issue 31: delta at eps = 1 of 1000-fold RR(0.1) read 5.3e-14 relative low."""
+    """Reproducer: delta at eps = 1 of 1000-fold RR(0.1) read 5.3e-14 relative low."""
     Q = md.randomized_response(2, 0.1).matrix
     lib = acc.delta_composed(md.Mechanism(Q), 1.0, 1000).delta
     ref = R.delta_composed([(Q, 1000)], 1.0, [(0, 1)])
@@ -872,7 +872,7 @@ def test_delta_composed_1000_fold_binary_rr_at_one():
 
 
 def test_delta_composed_one_binary_rr_near_its_loss():
-    """Issue 31: k = 1, eps just below the loss ln(Q00/Q01) of binary RR: the terms cancel
+    """Reproducer: k = 1, eps just below the loss ln(Q00/Q01) of binary RR: the terms cancel
     (1.05e-10 relative low)."""
     for eps0 in (1.0, 1.5, 0.3, 4.0):
         Q = md.randomized_response(2, eps0).matrix
@@ -885,7 +885,7 @@ def test_delta_composed_one_binary_rr_near_its_loss():
 
 
 def test_calibrate_one_binary_rr_meets_the_target_exactly():
-    """Issue 31: calibrate(target (1, 1e-6), k = 1) returned an eps0 whose exact delta at
+    """Reproducer: calibrate(target (1, 1e-6), k = 1) returned an eps0 whose exact delta at
     eps = 1 was 1.0000000000076e-6 (three doubles too far)."""
     cal = acc.calibrate("epsilon0", target_epsilon=1.0, target_delta=1e-6,
                         mechanism="randomized_response", k=1, params={"k": 2})
@@ -895,7 +895,7 @@ def test_calibrate_one_binary_rr_meets_the_target_exactly():
 
 
 def test_heterogeneous_50_fold_epsilon_at_1e_12():
-    """Issue 31: 50-fold heterogeneous optimal composition at delta 1e-12 returned an eps whose
+    """Reproducer: 50-fold heterogeneous optimal composition at delta 1e-12 returned an eps whose
     exact delta was 1.0000000034e-12. ``optimal_heterogeneous_epsilon`` enumerates subsets up to
     k = 20 (SizeLimitError above, naming the same value as the exact composition of binary
     RRs), so k = 50 goes through ``epsilon_composed`` of the RR list, and k = 20 through
@@ -914,7 +914,7 @@ def test_heterogeneous_50_fold_epsilon_at_1e_12():
 
 
 def test_subsampled_underflow_to_zero():
-    """Issue 31: subsampling_bound(40, 1e-3, 5e-324) gave delta 0.0 and
+    """Reproducer: subsampling_bound(40, 1e-3, 5e-324) gave delta 0.0 and
     subsampling_bound(1e-300, 0, 1e-300) epsilon 0.0; both are exactly positive."""
     g = acc.subsampling_bound(40.0, 1e-3, 5e-324)
     e, d = R.subsampled(40.0, 1e-3, 5e-324)

@@ -1,4 +1,4 @@
-"""Priors off 1 by a typing error (issue 30 item 5): a prior within 1e-6 per value of
+"""Priors off 1 by a typing error: a prior within 1e-6 per value of
 summing to 1 is divided by its sum, never silently (a ``PriorNormalisedWarning``, a
 ``UserWarning`` naming the sum; the CLI prints it; an objective keeps it in ``notes``);
 farther off it is refused with a message naming the sum."""

@@ -1,6 +1,6 @@
 """The deployment sampler (:mod:`mechdesign.sampler`): exact for the stored floats, with the
 same work and the same random bytes for every input row, and single-call times that do not
-reveal the row (issue 12, item 5)."""
+reveal the row."""
 
 from __future__ import annotations
 

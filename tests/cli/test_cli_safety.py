@@ -1,4 +1,4 @@
-"""Outputs that never lose data and clean interrupts (issue 12, items 2 and 3).
+"""Outputs that never lose data and clean interrupts.
 
 Every ``--out`` is checked before any computation, an existing file is replaced only with
 ``--force``, an input of the run never, files are written to a temporary name and moved

@@ -1,4 +1,4 @@
-"""Negative numbers as option values (issue 30 item 5): ``--delta -1e-6`` reaches the
+"""Negative numbers as option values: ``--delta -1e-6`` reaches the
 option's range check and gets its message, naming the value, on every command.
 
 argparse reads a text starting with ``-`` as an option unless it matches its negative-number

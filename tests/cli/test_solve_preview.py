@@ -1,4 +1,4 @@
-"""``mechdesign solve``'s matrix preview (issue 30 item 5): the table shows the columns in
+"""``mechdesign solve``'s matrix preview: the table shows the columns in
 use, all-zero columns are left out and a line names the columns in use."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def header_of(out: str) -> list[str]:
 
 
 def test_k50_absolute_loss_preview_shows_the_four_outputs_in_use(capsys, tmp_path):
-    # issue 30: the optimum at k = 50, eps = 1, uniform prior uses outputs 16, 17, 32, 33
+    # the optimum at k = 50, eps = 1, uniform prior uses outputs 16, 17, 32, 33
     # only; the preview used to show columns 0..11, all zero
     path = tmp_path / "abs50.toml"
     path.write_text(ABSOLUTE_50)

@@ -174,7 +174,7 @@ def test_from_c_eps_bad_input(call, needle):
     assert needle in str(info.value)
 
 
-# ------------------------------------------------------------------ p <= 1/2 (issue: refused)
+# ----------------------------------------------------------- p <= 1/2 (accepted, not refused)
 # Shafer's reading of Q_2x3(p, q) needs only p > q; the Walley and optimal readings are the
 # worst and the best completion Q_lambda, and at p <= 1/2 one completion is uninformative:
 # D_lambda = 2p - 1 + 2 lambda d vanishes at lambda* = (1 - 2p)/(2d), d = 1 - p - q.
@@ -214,7 +214,7 @@ def test_below_half_shafer_values_are_variance_dont_know(p, q, pi, n):
 
 
 def test_p04_q01_by_hand():
-    # The issue's example: Q_2x3(0.4, 0.1), half the answers "don't know" (c = p + q = 1/2).
+    # Worked example: Q_2x3(0.4, 0.1), half the answers "don't know" (c = p + q = 1/2).
     # Thm 3.10 (docs/belief_functions.md s.4, correction 1):
     #   nu^S = [-(pi - 1/2)^2 + (p+q)^2/(4 (p-q)^2)] * A,  A = E[1/M | M > 0], M ~ Bin(n, c).
     #   (p+q)^2/(4 (p-q)^2) = (1/4)/(4 * 9/100) = 25/36; at pi = 3/10 the bracket is

@@ -1,4 +1,4 @@
-"""Estimators chosen by name (issue 30 item 5): ``"inverse"``, the name the docs use for the
+"""Estimators chosen by name: ``"inverse"``, the name the docs use for the
 unbiased inverse estimator, is accepted everywhere an estimator is named (survey estimates,
 simulations, ``mechdesign estimate --estimator``); ``"unbiased"``, its former name in the
 survey API, keeps working and means the same estimator."""

@@ -1,4 +1,4 @@
-"""The file policy of problem files (issue 12, item 1).
+"""The file policy of problem files.
 
 Paths inside a problem file resolve against its folder and may not leave it (absolute
 paths, ``..`` and symbolic links out are refused unless the user opts in); files under

@@ -1,4 +1,4 @@
-"""The prior in the printed objective row (issue 30 item 5): a long prior is abbreviated,
+"""The prior in the printed objective row: a long prior is abbreviated,
 its first values at 4 significant digits and its size; a short one is shown as written."""
 
 from __future__ import annotations

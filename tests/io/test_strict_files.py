@@ -1,11 +1,11 @@
-"""Strict file reading (issue 31, item 3): every reader drops a leading byte-order mark,
+"""Strict file reading: every reader drops a leading byte-order mark,
 reads numbers and integers strictly, never takes a row with a number for a header, refuses
 duplicate JSON keys, report padding bits, empty files and oversized TOML before parsing,
 and names errors in one style (file, 1-based row/line and column).
 
-Messages never quote the offending cell (the file policy of issue 12: no error message
-contains data read from a file, and values files hold respondents' data); they say what
-kind of text is wrong instead, and each test below checks both.
+Messages never quote the offending cell (the file policy of tests/io/test_file_policy.py:
+no error message contains data read from a file, and values files hold respondents' data);
+they say what kind of text is wrong instead, and each test below checks both.
 """
 
 from __future__ import annotations

@@ -210,7 +210,7 @@ def test_subset_selection_risk_is_the_designed_optimum():
     assert SubsetSelection(10, 0.5).total_variance() == pytest.approx(127.2172, abs=1e-4)
 
 
-@pytest.mark.slow  # about 25 s on the 2-core machine (issue 31)
+@pytest.mark.slow  # about 25 s on a 2-core machine
 def test_unbiased_by_exact_enumeration():
     # one respondent with value x: the estimate averaged over every possible report with
     # its exact probability is the indicator of x

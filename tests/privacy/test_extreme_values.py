@@ -1,4 +1,4 @@
-"""Findings of a review of the analyzers (2026-12-02), each pinned by its reproducer:
+"""Extreme inputs of the analyzers, each pinned by a reproducer of a wrong value it once gave:
 hockey-stick sums past eps = 709, delta targets checked with a relative tolerance, leaky
 randomized response at eps >= 700, priors given as strings or bools."""
 

@@ -83,7 +83,7 @@ def exact_ldp(Q: np.ndarray) -> mp.mpf:
 
 # --------------------------------------------------------------------------- reproductions
 def test_randomized_response_at_a_tiny_epsilon_is_not_under_reported():
-    # issue 11 item 5: log(diag) - log(off) read 9.9964e-13 for the stored matrix, whose
+    # log(diag) - log(off) read 9.9964e-13 for the stored matrix, whose
     # exact epsilon is 9.99894e-13 (2.5e-4 low); log1p((diag - off) / off) is exact to ulps
     m = randomized_response(50, 1e-12)
     diag, off = float(m.matrix[0, 0]), float(m.matrix[0, 1])

@@ -506,7 +506,7 @@ def test_post_processing_never_raises_metric_epsilon(m, data):
 
 
 def test_bayesian_measures_work_beyond_64_outputs():
-    # audit: EvidentialMechanism stored focal masks as int64 and overflowed at 64 outputs.
+    # once broken: EvidentialMechanism stored focal masks as int64 and overflowed at 64 outputs.
     # RR(70, 1) is Bayesian: mass, pl and bel SLDP and WLDP all equal its LDP epsilon 1.
     m = randomized_response(70, 1.0)
     assert epsilon_ldp(m) == pytest.approx(1.0, rel=1e-14)
