@@ -1,6 +1,6 @@
 """The paper's Figs 1-5 (mechdesign.studies.figures): one figure per file name, drawn from a
 comparison, and the grids each figure needs (the drawing itself is checked through the command
-in tests/cli/test_compare_warner_cli.py)."""
+in tests/cli/test_compare_warner.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Warner versus "don't know" as one record (mechdesign.studies.warner_comparison): bad input
 and progress reporting (the numbers themselves are checked through the command in
-tests/cli/test_compare_warner_cli.py)."""
+tests/cli/test_compare_warner.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Outputs that cannot be lost to a race (issue 31, item 4).
+"""Outputs that cannot be lost to a race (mechdesign.cli.output).
 
 Two runs with the same ``--out`` and no ``--force`` both pass the early existence check; the
 final publish is an atomic create-if-absent, so exactly one of them publishes and the other

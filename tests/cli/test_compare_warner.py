@@ -180,7 +180,7 @@ def test_figure_3_linear_panel_shows_every_error_bar():
                                stderr=0.1 * pts[0].variance)
     pts[0] = dataclasses.replace(pts[0], simulated=wide)
     tops = [pt.simulated.mse + ERRORBAR_SE * pt.simulated.stderr for pt in pts]
-    assert max(tops) > 1.1 * pts[0].variance  # the case the audit found clipped
+    assert max(tops) > 1.1 * pts[0].variance  # the case once clipped
     assert figure_3(pts, 0.3).axes[0].get_ylim()[1] >= max(tops)
 
 

@@ -1,4 +1,4 @@
-"""Frontiers agree point by point with independent solves (issue 5, item 4)."""
+"""Frontiers (mechdesign.frontier.sweep) agree point by point with independent solves."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``mechdesign solve``: tables, --json (read back by ``mechdesign check``: issue 7 item 5),
+"""``mechdesign solve``: tables, --json (read back by ``mechdesign check``),
 --out (matrix + heatmap PNG), --solver, exit statuses and one-line errors."""
 
 from __future__ import annotations

@@ -1,0 +1,156 @@
+"""Tests a newcomer can find: every module ``mechdesign/<path>/<name>.py`` has its tests in
+``tests/<path>/test_<name>.py`` (a private module ``_name.py`` in ``tests/<path>/test_name.py``).
+
+Skipped, on purpose: a package's ``__init__.py`` is its namespace (re-exports and lazy
+attributes; the names are held by tests/test_public_api.py and the package folder's tests),
+and ``__main__.py`` is the seven-line ``python -m mechdesign`` entry point run by
+tests/test_packaging.py. Neither has tests of its own to find.
+
+A module whose tests still live in differently named files is listed in
+:data:`KNOWN_WITHOUT_MIRROR` with those files and, for each, a name the module defines and
+the file uses (checked here, so the entry is evidence, not a promise). The list only
+shrinks: an entry fails once the module's mirror file exists or the module is gone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mechdesign
+
+PACKAGE = Path(mechdesign.__file__).resolve().parent
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+SKIPPED = ("__init__.py", "__main__.py")
+
+# module (dotted, below mechdesign) -> {test file covering it: a name both files contain}
+KNOWN_WITHOUT_MIRROR: dict[str, dict[str, str]] = {
+    "_coerce": {"tests/test_randomizer.py": "Randomizer"},
+    "_exact": {"tests/privacy/test_measure_bounds.py": "LOG_RATIO_ULPS",
+               "tests/privacy/test_verify.py": "exp_bracket"},
+    "_html": {"tests/test_reprs.py": "_repr_html_"},
+    "_lazy": {"tests/plotting/test_exports.py": "lazy",
+              "tests/cli/test_help.py": "cvxpy"},
+    "_subsets": {"tests/test_evidential.py": "mask",
+                 "tests/test_bad_input.py": "plausibility"},
+    "_validation": {"tests/test_prior_normalisation.py": "PriorNormalisedWarning",
+                    "tests/estimation/test_inputs.py": "as_prior",
+                    "tests/test_bad_input.py": "must lie in"},
+    "accounting.exact_shuffling": {
+        "tests/accounting/test_exact_amplification.py": "exact_shuffle_delta"},
+    "accounting.exact_subsampling": {
+        "tests/accounting/test_exact_amplification.py": "subsampled_mechanism"},
+    "cli.calibrate": {"tests/cli/test_calibrate_cli.py": '"calibrate"'},
+    "cli.commands": {"tests/cli/test_help.py": "command module"},
+    "cli.compose": {"tests/cli/test_compose_cli.py": '"compose"'},
+    "cli.examples": {"tests/test_packaging.py": '"examples"'},
+    "cli.main": {"tests/cli/test_io_cli.py": "BrokenPipeError",
+                 "tests/cli/test_negative_values.py": "build_parser"},
+    "cli.mechanisms": {"tests/cli/test_help.py": "catalog_names"},
+    "design.certify": {"tests/design/test_design.py": "certify",
+                       "tests/design/test_certificates.py": "certify"},
+    "design.formulations": {"tests/design/test_design.py": "BuildContext",
+                            "tests/privacy/test_approx_pairs.py": "estimated_nonzeros"},
+    "design.leakage": {"tests/design/test_leakage_design.py": "leakage_constraint"},
+    "design.local": {"tests/design/test_certificates.py": "solve_local"},
+    "design.minimax_staircase": {"tests/design/test_minimax_estimation.py": "MAX_MINIMAX_K"},
+    "design.objectives": {"tests/design/test_minimax_estimation.py": "MinimaxEstimation",
+                          "tests/design/test_design.py": "ExpectedLoss"},
+    "design.outcome": {"tests/design/test_working_set.py": "GAP_TOL",
+                       "tests/design/test_certificates.py": "GAP_TOL"},
+    "design.problem": {"tests/design/test_design.py": "DesignProblem"},
+    "design.program": {"tests/design/test_certificates.py": "Program",
+                       "tests/design/test_cut_generation.py": "SECOND_METHOD_MIN_SECONDS"},
+    "design.result": {"tests/design/test_design.py": "DesignResult",
+                      "tests/design/test_planner.py": "Method"},
+    "design.solvers": {"tests/design/test_block_ipm.py": "BLOCK_IPM_MIN_VARS",
+                       "tests/design/test_working_set.py": "MEMORY_BUDGET",
+                       "tests/frontier/test_sweep.py": "WarmHighs"},
+    "design.staircase": {"tests/design/test_staircase_columns.py": "COLUMN_GENERATION_ABOVE",
+                         "tests/design/test_pattern_generation.py": "solve_estimation"},
+    "design.strategies": {"tests/design/test_working_set.py": "solve_working_set",
+                          "tests/design/test_row_generation.py": "solve_program"},
+    "errors": {"tests/test_bad_input.py": "InvalidParameterError",
+               "tests/test_bad_input_corpus.py": "ValidationError"},
+    "io.examples": {"tests/test_examples.py": "load_example",
+                    "tests/test_packaging.py": "example_names"},
+    "io.survey": {"tests/io/test_strict_files.py": "read_reports",
+                  "tests/cli/test_survey.py": "read_reports"},
+    "losses": {"tests/design/test_design.py": "hamming",
+               "tests/test_bad_input_corpus.py": "from_distance"},
+    "oracles.base": {"tests/oracles/test_oracle_privacy.py": "MAX_ENTRIES"},
+    "oracles.choice": {"tests/design/test_pattern_generation.py": "best_oracle"},
+    "oracles.hadamard": {"tests/oracles/test_oracles.py": "HadamardResponse"},
+    "oracles.local_hashing": {"tests/oracles/test_oracles.py": "LocalHashing"},
+    "oracles.randomized_response": {"tests/oracles/test_oracles.py": "RandomizedResponse"},
+    "oracles.subset": {"tests/oracles/test_oracles.py": "SubsetSelection"},
+    "oracles.survey": {"tests/oracles/test_estimate.py": "estimate_survey"},
+    "oracles.unary": {"tests/oracles/test_oracles.py": "UnaryEncoding"},
+    "privacy.notions": {"tests/privacy/test_notion_registry.py": "missing_facets",
+                        "tests/privacy/test_measure_bounds.py": "ratio_envelope"},
+    "privacy.report": {"tests/privacy/test_measures.py": "privacy_report",
+                       "tests/oracles/test_oracle_privacy.py": "skipped_measures"},
+    "testing.cases": {"tests/design/test_design_fuzz.py": "NOTION_KINDS"},
+    "testing.fuzz": {"tests/design/test_design_fuzz.py": "run_case"},
+    "testing.reference": {"tests/design/test_design_fuzz.py": "reference_lp"},
+    "testing.timing": {"tests/test_sampler.py": "BisectionSampler",
+                       "tests/design/test_working_set.py": "FakeClock"},
+}
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package but the skipped files, by dotted name below mechdesign."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name in SKIPPED:
+            continue
+        rel = path.relative_to(PACKAGE).with_suffix("")
+        found[".".join(rel.parts)] = path
+    return found
+
+
+def mirror(module: str) -> Path:
+    """``a.b._c`` -> ``tests/a/b/test_c.py``."""
+    *folders, name = module.split(".")
+    return TESTS.joinpath(*folders, f"test_{name.removeprefix('_')}.py")
+
+
+def test_mirror_paths():
+    assert mirror("catalog") == TESTS / "test_catalog.py"
+    assert mirror("_algebra") == TESTS / "test_algebra.py"
+    assert mirror("accounting.pld") == TESTS / "accounting" / "test_pld.py"
+    assert "catalog" in modules() and "design.planner" in modules()
+    assert not any(name.endswith(("__init__", "__main__")) for name in modules())
+
+
+def test_every_module_has_its_mirror_test_file():
+    missing = sorted(name for name in modules()
+                     if not mirror(name).is_file() and name not in KNOWN_WITHOUT_MIRROR)
+    assert not missing, (
+        "modules without tests/<path>/test_<module>.py (create it, moving the module's "
+        "tests there): " + ", ".join(f"{m} -> {mirror(m).relative_to(ROOT)}" for m in missing))
+
+
+def test_known_without_mirror_is_not_stale():
+    found = modules()
+    gone = sorted(name for name in KNOWN_WITHOUT_MIRROR if name not in found)
+    assert not gone, f"KNOWN_WITHOUT_MIRROR lists modules that no longer exist: {gone}"
+    mirrored = sorted(name for name in KNOWN_WITHOUT_MIRROR if mirror(name).is_file())
+    assert not mirrored, f"these now have their mirror file; drop them from the list: {mirrored}"
+
+
+def test_known_without_mirror_names_the_files_that_cover_each_module():
+    found = modules()
+    wrong = []
+    for name, files in KNOWN_WITHOUT_MIRROR.items():
+        assert files, name
+        source = found[name].read_text(encoding="utf-8") if name in found else ""
+        for file, evidence in files.items():
+            path = ROOT / file
+            if not path.is_file():
+                wrong.append(f"{name}: {file} does not exist")
+            elif evidence not in source:
+                wrong.append(f"{name}: the module does not contain {evidence!r}")
+            elif evidence not in path.read_text(encoding="utf-8"):
+                wrong.append(f"{name}: {file} does not contain {evidence!r}")
+    assert not wrong, "\n".join(wrong)
