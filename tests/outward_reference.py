@@ -50,11 +50,11 @@ def normalised_rows(Q: Any) -> list[list[Any]]:
     return [[v / MP.fsum(r) for v in r] for r in rows(Q)]
 
 
-def epsilon_of_rows(R: Sequence[Sequence[Any]]) -> Any:
+def epsilon_of_rows(R: Sequence[Sequence[Any]], pairs: Iterable | None = None) -> Any:
     """``max_{x, x', y} ln(R[x][y] / R[x'][y])`` of rows given as mpf values (0/0 ignored,
-    c/0 = inf)."""
+    c/0 = inf), over all ordered pairs or the pairs of a relation in both orders."""
     best = ZERO
-    for x, xp in all_ordered_pairs(len(R)):
+    for x, xp in _pairs(len(R), pairs):
         for a, b in zip(R[x], R[xp], strict=True):
             v = log_ratio(a, b)
             if v is not None and v > best:
@@ -95,14 +95,7 @@ def epsilon_ldp(Q: Any, pairs: Iterable | None = None) -> Any:
     """Pure LDP: ``max_{x, x', y} ln(Q[x, y] / Q[x', y])``, 0/0 ignored, c/0 = inf
     (composition_and_lemmas.md s.1 "Pure"); 0 for a single row. Over all ordered pairs, or the
     pairs of a relation in both orders (``epsilon_ldp`` docstring)."""
-    R = rows(Q)
-    best = ZERO
-    for x, xp in _pairs(len(R), pairs):
-        for a, b in zip(R[x], R[xp], strict=True):
-            v = log_ratio(a, b)
-            if v is not None and v > best:
-                best = v
-    return best
+    return epsilon_of_rows(rows(Q), pairs)
 
 
 def pairwise_log_ratios(Q: Any) -> list[list[Any]]:

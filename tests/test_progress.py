@@ -137,10 +137,11 @@ def test_cli_progress_default_quiet_and_verbose(capsys):
     assert "frontier: 3/3 points" in err
     assert main(["solve", "--example", "krr_hamming", "-v"]) == 0
     err = capsys.readouterr().err
-    assert "mechdesign: strategy: k-RR in closed form (Hamming loss, k = 3)" in err
+    assert "mechdesign: plan: closed_form_krr (closed_form_krr: yes: pure LDP" in err
     assert main(["solve", "--example", "approx_ldp_k4", "-v"]) == 0
     err = capsys.readouterr().err
-    assert "mechdesign: strategy: one program (ApproxLDP, ExpectedLoss)" in err
+    assert ("mechdesign: plan: program (program: yes: ApproxLDP with ExpectedLoss: the "
+            "global program)") in err
     assert "mechdesign: HIGHS ended optimal" in err
     assert main(["solve", "--example", "krr_hamming", "-q"]) == 0
     assert capsys.readouterr().err == ""

@@ -154,19 +154,8 @@ def estimate_survey(randomizer: FrequencyOracle | Mechanism, reports: Any,
         var = randomizer.variance(project_simplex(est), n)
         values: tuple = tuple(range(randomizer.k))
     elif isinstance(randomizer, Mechanism):
-        idx = np.asarray(reports)
-        if idx.ndim != 1 or idx.dtype.kind not in "iu":
-            raise InvalidParameterError(
-                f"a mechanism's reports are output indices (a 1-D integer array), got dtype "
-                f"{idx.dtype} and shape {idx.shape}")
-        if idx.size and (idx.min() < 0 or idx.max() >= randomizer.n_outputs):
-            bad = idx[(idx < 0) | (idx >= randomizer.n_outputs)][0]
-            raise InvalidParameterError(
-                f"output index {int(bad)} is outside 0..{randomizer.n_outputs - 1}")
-        n = int(idx.size)
-        if n == 0:
-            raise InvalidParameterError("no reports: nothing to estimate")
-        counts = np.bincount(idx.astype(np.int64), minlength=randomizer.n_outputs)
+        counts = _output_counts(randomizer, reports)
+        n = int(counts.sum())
         if estimator == "mle":
             est = estimate_mle(randomizer, counts)
             var = np.diag(cramer_rao(randomizer, est).matrix) / n

@@ -26,8 +26,16 @@ from mechdesign.privacy.verify import (
 )
 from tests.strategies import evidential_mechanisms, mechanisms
 
-mp.mp.dps = 80
 YN = [frozenset({"Yes"}), frozenset({"No"}), frozenset({"Yes", "No"})]
+
+
+@pytest.fixture(autouse=True)
+def _eighty_digits():
+    """The references here are computed at 80 digits, whatever precision another test
+    module left mpmath's global context in (set per test, not at import: tests run in
+    any order, e.g. under pytest-xdist)."""
+    with mp.workdps(80):
+        yield
 
 
 def mp_ldp_holds(Q: np.ndarray, eps: float, scale: float = 1.0) -> bool:
