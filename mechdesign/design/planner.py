@@ -44,7 +44,8 @@ if TYPE_CHECKING:
 __all__ = ["MEMORY_BUDGET", "RULES", "WORKING_SET_BYTES_PER_CUT_ENTRY",
            "WORKING_SET_BYTES_PER_ENTRY", "WORKING_SET_BYTES_PER_PAIR",
            "WORKING_SET_MAX_EPSILON", "WORKING_SET_MIN_ENTRIES", "Method", "Plan", "Rule",
-           "plan", "run", "working_set_max_entries", "working_set_max_pairs"]
+           "pattern_generation_applies", "plan", "run", "staircase_applies", "symmetric",
+           "working_set_max_entries", "working_set_max_pairs"]
 
 log = logging.getLogger("mechdesign.design")
 
@@ -200,6 +201,41 @@ def working_set_max_pairs(p: DesignProblem) -> int:
     return max(0, (MEMORY_BUDGET - dense) // per_pair)
 
 
+def symmetric(p: DesignProblem) -> bool:
+    """True when the symmetric closed form applies (uniform prior, symmetric criterion,
+    pure LDP, outputs left to the design)."""
+    return (isinstance(p.objective, EstimationVariance) and p.objective.symmetric
+            and p.focal_sets is None and isinstance(p.privacy, LDP) and not p.outputs_given)
+
+
+def staircase_applies(p: DesignProblem) -> bool:
+    """True when the staircase programs solve this information objective exactly."""
+    from . import staircase
+
+    return (p.privacy.staircase and not p.constraints
+            and (p.k <= staircase.MAX_STAIRCASE_K or symmetric(p)))
+
+
+def pattern_generation_applies(p: DesignProblem, solver: str | None = None,
+                               options: dict | None = None) -> bool:
+    """True when the column-generation estimation path applies: the A criterion under
+    pure LDP with a prior that is not uniform (or weights), no user constraints, outputs
+    left to the design, a workload, if any, that sees every direction of the simplex (rank
+    k - 1: the barrier master needs a non-singular information matrix), and k from
+    ``pattern_generation.FROM_K`` to ``MAX_K``; below the staircase limit only with the
+    default solver and no options (else the full staircase program, which takes them)."""
+    from . import staircase
+    from .pattern_generation import FROM_K, MAX_K, workload_has_full_rank
+
+    obj = p.objective
+    if not (isinstance(obj, EstimationVariance) and obj.criterion == "A"
+            and workload_has_full_rank(obj) and isinstance(p.privacy, LDP)
+            and not p.constraints and p.focal_sets is None
+            and not p.outputs_given and FROM_K <= p.k <= MAX_K and not symmetric(p)):
+        return False
+    return p.k > staircase.MAX_STAIRCASE_K or (solver is None and not options)
+
+
 def _working_set(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
     """Pure LDP (or approximate LDP with delta = 0) at eps <= ``WORKING_SET_MAX_EPSILON``,
     or pure deletion LDP at half that; an expected loss; no user constraints; ordinary
@@ -240,7 +276,7 @@ def _minimax(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
 def _pattern_generation(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
     if not isinstance(p.objective, InformationObjective):
         return _no("not an information objective")
-    if not p.pattern_generation_applies(solver, options):
+    if not pattern_generation_applies(p, solver, options):
         return _no("not the A criterion under pure LDP with a non-uniform prior in the "
                    "pattern-generation range (or a solver/options were named below the "
                    "staircase limit)")
@@ -253,7 +289,7 @@ def _local(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
 
     if not isinstance(p.objective, InformationObjective):
         return _no("not an information objective")
-    if p.staircase_applies():
+    if staircase_applies(p):
         return _no("the staircase programs apply")
     why = ("no exact program is known for this notion with this objective"
            if not p.privacy.staircase else "user constraints present" if p.constraints else
@@ -264,7 +300,7 @@ def _local(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
 def _symmetric(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
     if not isinstance(p.objective, InformationObjective):
         return _no("not an information objective")
-    if not p.symmetric():
+    if not symmetric(p):
         return _no("not the symmetric case (uniform prior, symmetric criterion, pure LDP, "
                    "outputs left to the design)")
     return True, "symmetric criterion at a uniform prior: subset selection at its best d", None

@@ -29,8 +29,8 @@ from .._validation import check_int, check_labels, check_real
 from ..errors import InvalidParameterError, SizeLimitError, SolverFailedError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ..privacy.notions import LDP, WLDP, ApproxLDP, MetricDP, Notion
-from . import planner, staircase
+from ..privacy.notions import WLDP, ApproxLDP, MetricDP, Notion
+from . import planner
 from .formulations import BuildContext, Formulation, describe_build, formulate
 from .objectives import (
     CustomObjective,
@@ -500,36 +500,17 @@ class DesignProblem:
         return planner.working_set_max_pairs(self)
 
     def staircase_applies(self) -> bool:
-        """True when the staircase programs solve this information objective exactly."""
-        return (self.privacy.staircase and not self.constraints
-                and (self.k <= staircase.MAX_STAIRCASE_K or self.symmetric()))
+        """:func:`~mechdesign.design.planner.staircase_applies` of this problem."""
+        return planner.staircase_applies(self)
 
     def pattern_generation_applies(self, solver: str | None = None,
                                    options: dict | None = None) -> bool:
-        """True when the column-generation estimation path applies: the A criterion under
-        pure LDP with a prior that is not uniform (or weights), no user constraints,
-        outputs left to the design, a workload, if any, that sees every direction of the
-        simplex (rank k - 1: the barrier master needs a non-singular information matrix),
-        and k from ``pattern_generation.FROM_K`` to ``MAX_K``; below the staircase limit
-        only with the default solver and no options (else the full staircase program,
-        which takes them)."""
-        from .pattern_generation import FROM_K, MAX_K, workload_has_full_rank
-
-        obj = self.objective
-        if not (isinstance(obj, EstimationVariance) and obj.criterion == "A"
-                and workload_has_full_rank(obj) and isinstance(self.privacy, LDP)
-                and not self.constraints and self.focal_sets is None
-                and not self.outputs_given and FROM_K <= self.k <= MAX_K
-                and not self.symmetric()):
-            return False
-        return self.k > staircase.MAX_STAIRCASE_K or (solver is None and not options)
+        """:func:`~mechdesign.design.planner.pattern_generation_applies` of this problem."""
+        return planner.pattern_generation_applies(self, solver, options)
 
     def symmetric(self) -> bool:
-        """True when the symmetric closed form applies (uniform prior, symmetric criterion,
-        pure LDP, outputs left to the design)."""
-        return (isinstance(self.objective, EstimationVariance) and self.objective.symmetric
-                and self.focal_sets is None and isinstance(self.privacy, LDP)
-                and not self.outputs_given)
+        """:func:`~mechdesign.design.planner.symmetric` of this problem."""
+        return planner.symmetric(self)
 
     # ------------------------------------------------------------------ solving
     def solve(self, solver: str | None = None, *, time_limit: float | None = None,
