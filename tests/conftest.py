@@ -6,8 +6,20 @@ seeds, more examples). A failure found there is pinned with ``@example`` next to
 
 import os
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("default", derandomize=True)
 settings.register_profile("explore", derandomize=False, max_examples=500)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision_is_restored():
+    """A test that sets mpmath's global precision does not leave it for the next test in
+    the same process (tests run in any order across pytest-xdist workers)."""
+    import mpmath
+
+    dps = mpmath.mp.dps
+    yield
+    mpmath.mp.dps = dps
