@@ -70,7 +70,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._coerce import as_mechanism
-from .._exact import dyadic_integers, outward
+from .._exact import dyadic_integers, float_down, float_up, outward
 from .._html import clip, value_view
 from .._lazy import lazy_exports
 from .._validation import check_delta, check_epsilon, check_int, check_real, check_stochastic
@@ -542,20 +542,11 @@ def _pair_points(P: np.ndarray, Q: np.ndarray
         acc_q += b
         if i + 1 < len(ip) and b * ip[i + 1] == iq[i + 1] * a:
             continue  # the same likelihood ratio as the next output: one segment
-        alphas.append(_div(acc_p, tp, down=True))
-        betas.append(_div(tq - acc_q, tq, down=True))
-        powers.append(_div(acc_q, tq, down=False))
-        rests.append(_div(tp - acc_p, tp, down=False))
+        alphas.append(float_down(Fraction(acc_p, tp)))
+        betas.append(float_down(Fraction(tq - acc_q, tq)))
+        powers.append(float_up(Fraction(acc_q, tq)))
+        rests.append(float_up(Fraction(tp - acc_p, tp)))
     return np.array(alphas), np.array(betas), np.array(powers), np.array(rests)
-
-
-def _div(num: int, den: int, *, down: bool) -> float:
-    """``num / den`` (non-negative integers, ``den > 0``) rounded down or up to a double."""
-    f = num / den  # correctly rounded (CPython divides integers exactly)
-    n, d = f.as_integer_ratio()
-    if down:
-        return f if n * den <= num * d else math.nextafter(f, 0.0)
-    return f if n * den >= num * d else math.nextafter(f, math.inf)
 
 
 def _pair_curve(P: np.ndarray, Q: np.ndarray, k: int, label: str) -> TradeoffCurve:

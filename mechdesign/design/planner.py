@@ -45,37 +45,41 @@ __all__ = ["MEMORY_BUDGET", "RULES", "WORKING_SET_BYTES_PER_CUT_ENTRY",
            "WORKING_SET_BYTES_PER_ENTRY", "WORKING_SET_BYTES_PER_PAIR",
            "WORKING_SET_MAX_EPSILON", "WORKING_SET_MIN_ENTRIES", "Method", "Plan", "Rule",
            "pattern_generation_applies", "plan", "run", "staircase_applies", "symmetric",
-           "working_set_max_entries", "working_set_max_pairs"]
+           "working_set_applies", "working_set_max_entries", "working_set_max_pairs"]
 
 log = logging.getLogger("mechdesign.design")
 
 WORKING_SET_MIN_ENTRIES = 100 * 100
 """Smallest k x n for which pure LDP with an expected loss goes to the working-set path
-(``benchmarks/ldp_working_set.py``: at k = 100 both methods take well under a second;
-smaller problems keep the global program)."""
+(``benchmarks/ldp_working_set.py``: at k = 100 both take well under a second, 0.07 s and
+0.25 s; smaller problems keep the global program)."""
 
 WORKING_SET_BYTES_PER_PAIR = 2_000
 """Peak memory per (input, output) pair of the working-set LP (a column, a cap row and
-their copies in HiGHS), measured at k = 1000 with every pair entered
-(``benchmarks/ldp_working_set.py``). The loop stops (with the last round's optimum and its
-gap) before the LP's pairs pass what the budget leaves."""
+their copies in HiGHS): 1.8 KiB measured at k = 1000 with every pair entered (Hamming
+loss, ``benchmarks/ldp_working_set.py``, before ties were kept out). The loop stops (with
+the last round's optimum and its gap) before the LP's pairs pass what the budget leaves."""
 
 WORKING_SET_BYTES_PER_CUT_ENTRY = 250
 """Peak memory per constraint entry of the cutting planes' master (the default path at large
-k), measured on pure deletion LDP with the absolute loss at k = 2000 (at most 190 B per
-entry, the dense k x m arrays included; ``benchmarks/README.md``)."""
+k). Measured: pure deletion LDP on the absolute loss at k = 2000 ends with a master of
+4.08 million entries (935 outputs, 15,317 cuts) at a peak RSS of 1,120 MiB for the whole
+process, imports and the dense k x m arrays included: at most 190 B per entry. Held to
+2,000 B a pair instead, this design stopped at 3.0 million entries with a gap of 8e-3."""
 
 WORKING_SET_BYTES_PER_ENTRY = 250
 """Peak memory per entry of ``k x m`` outside the LP (the costs, the pair index, the pricing
-temporaries, the returned matrix and its certification); checked up front (k-RR at
-k = 3000 measured 103 B per entry, ``benchmarks/ldp_working_set.py``)."""
+temporaries, the returned matrix and its certification); checked up front. Measured: k-RR
+at k = 3000 (9 million entries, 3,000 pairs) peaks 880 MiB above the imported baseline,
+103 B per entry (``benchmarks/ldp_working_set.py``)."""
 
 WORKING_SET_MAX_EPSILON = 12.0
 """Largest epsilon of the working-set path. Its cap rows carry ``e^eps - 1`` unscaled, which
 multiplies the duals' errors in the bound, and at large eps the optimum is a tiny fraction
-of the costs' scale, below the LP's tolerances (certified gaps grew from 7e-10 at eps = 12
-to above 1 at 30 on 100 x 100 losses). Above, the global program's split ratio rows are
-used. Deletion LDP's caps are ``e^{2 eps} - 1``: its path stops at half this epsilon."""
+of the costs' scale, below the LP's tolerances: on 100 x 100 losses with a skewed prior the
+certified gap was 7e-10 at eps = 12, 2e-7 at 18, 2e-6 at 20 (absolute loss) and above 1 at
+30 (random loss). Above, the global program's split ratio rows are used. Deletion LDP's caps
+are ``e^{2 eps} - 1``: its path stops at eps = ``WORKING_SET_MAX_EPSILON / 2``."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -234,6 +238,11 @@ def pattern_generation_applies(p: DesignProblem, solver: str | None = None,
             and not p.outputs_given and FROM_K <= p.k <= MAX_K and not symmetric(p)):
         return False
     return p.k > staircase.MAX_STAIRCASE_K or (solver is None and not options)
+
+
+def working_set_applies(p: DesignProblem, solver: str | None, options: dict) -> bool:
+    """True when the working-set path solves ``p`` (:func:`_working_set` lists why not)."""
+    return _working_set(p, solver, options)[0]
 
 
 def _working_set(p: DesignProblem, solver: str | None, options: dict) -> Verdict:

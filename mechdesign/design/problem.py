@@ -489,7 +489,7 @@ class DesignProblem:
     def working_set_applies(self, solver: str | None, options: dict) -> bool:
         """True when the planner sends this problem to the working-set path
         (:mod:`~mechdesign.design.planner`, where its conditions are listed)."""
-        return planner.RULES[2].test(self, solver, options)[0]
+        return planner.working_set_applies(self, solver, options)
 
     def working_set_max_entries(self) -> int:
         """:func:`~mechdesign.design.planner.working_set_max_entries` of this problem."""
@@ -552,6 +552,11 @@ class DesignProblem:
 
             with log_to_stderr(logging.INFO, "mechdesign.design"):
                 res = self._solve(solver, time_limit, options)
+        return self._conclude(res)
+
+    def _conclude(self, res: DesignResult) -> DesignResult:
+        """What every solve adds to its method's result: the minimal conflicting set of user
+        constraints of an infeasible design, and the objective's notes."""
         if res.status is Status.INFEASIBLE and self.constraints:
             conflict = self.infeasible_constraints()
             res = dataclasses.replace(res, conflict=conflict, notes=(*res.notes, (

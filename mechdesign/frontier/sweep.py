@@ -35,7 +35,7 @@ import numpy as np
 from .._progress import Progress, ProgressArg
 from .._validation import check_epsilon
 from ..design import planner
-from ..design.problem import DesignProblem, with_objective_notes
+from ..design.problem import DesignProblem
 from ..design.result import DesignResult
 from ..design.solvers import WarmHighs, warm_highs_applies
 from ..errors import InvalidParameterError, MechdesignError
@@ -119,10 +119,10 @@ class _Sweep:
     from point to point; every other point is solved by its own method."""
 
     def __init__(self, problem: DesignProblem, solver: str | None, options: dict) -> None:
+        problem._check_solve_arguments(solver, None, options)  # as solve() checks them
         self.problem, self.solver, self.options = problem, solver, options
         self.program = None
         self.warm = None
-        self.n_solved = 0
         self.compilable = problem.objective.family == "convex" and problem.semantics == "shafer"
 
     def _compiled(self) -> Any:
@@ -140,10 +140,11 @@ class _Sweep:
         twin = problem.with_privacy(dataclasses.replace(problem.privacy, epsilon=e))
         the_plan = planner.plan(twin, self.solver, self.options, estimate_memory=False)
         if the_plan.method is not planner.Method.PROGRAM or not self.compilable:
-            return twin.solve(self.solver, **self.options)
+            # the point's own method, from the plan just made (a row-generation plan
+            # carries its skeleton), finished as DesignProblem.solve finishes it
+            return twin._conclude(planner.run(the_plan, twin, self.solver, self.options, None))
         first = self.program is None
         program = self._compiled()
-        self.n_solved += 1
         program.set_epsilon(e)
         t1 = time.perf_counter()
         runs = program.attempts(self.name, explicit=bool(self.solver or self.options),
@@ -154,8 +155,7 @@ class _Sweep:
         formulation = twin.privacy_formulation() + " (parametric, compiled once" + (
             "; HiGHS simplex warm-started from the previous basis)" if self.warm else ")")
         res = program.conclude(runs, formulation, build_time, solve_time, spec=twin)
-        return with_objective_notes(dataclasses.replace(res, method=the_plan.method),
-                                    twin)
+        return twin._conclude(dataclasses.replace(res, method=the_plan.method))
 
 
 def _tick(progress: Progress | None, done: int, total: int) -> None:
