@@ -205,7 +205,7 @@ PY_CASES = [
      InvalidParameterError, r"epsilon1 must be >= 0, got -1\.0"),
     ("sequential-shapes", lambda: sequential.sequential_composition(
         W, md.randomized_response(3, 1.0)), InvalidMechanismError, r"3 inputs .* 2 outputs"),
-    ("belief-composition-notion", lambda: belief_composition.belief_composition(
+    ("belief-composition-notion", lambda: belief_composition(
         [md.dont_know(0.6, 0.2)], notion="xyz"), InvalidParameterError, r"got 'xyz'"),
     ("privacy-report-epsilon", lambda: md.privacy_report(W, epsilons=[-1.0]),
      InvalidParameterError, r"got -1\.0"),

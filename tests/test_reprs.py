@@ -443,8 +443,8 @@ def _design() -> md.DesignResult:
 
 def _builders() -> dict[str, object]:
     A, P, E, orc = md.accounting, md.privacy, md.estimation, md.oracles
-    from mechdesign.accounting.belief_composition import belief_composition
-    from mechdesign.accounting.binary_reduction import binary_reduction
+    from mechdesign.accounting._belief_composition import belief_composition
+    from mechdesign.accounting._binary_reduction import binary_reduction
     from mechdesign.oracles.survey import estimate_survey
 
     dk = md.dont_know(0.6, 0.2)

@@ -20,8 +20,8 @@ on first use, everything else about composition: the privacy-loss distribution
 (:mod:`~mechdesign.accounting.pld`), the closed-form bounds (basic, advanced, optimal,
 heterogeneous), sequential composition and group privacy
 (:mod:`~mechdesign.accounting.sequential`), Huang & Canonne's Lemma 4.5 as a reduction
-(:mod:`~mechdesign.accounting.binary_reduction`) and the composition of belief-function
-(SLDP, WLDP) guarantees (:mod:`~mechdesign.accounting.belief_composition`).
+(:func:`binary_reduction`) and the composition of belief-function (SLDP, WLDP) guarantees
+(:func:`belief_composition`, :func:`compose_evidential`).
 """
 
 from __future__ import annotations
@@ -54,14 +54,14 @@ from .pld import (
 # group privacy, Lemma 4.5 as a reduction and belief-function composition (so they load on first
 # use; the imports below are for type checkers).
 if TYPE_CHECKING:
-    from .belief_composition import (
+    from ._belief_composition import (
         BeliefComposition,
         belief_composition,
         compose_evidential,
         epsilon_wldp_composed,
         wldp_pair_ratios,
     )
-    from .binary_reduction import BinaryReduction, binary_reduction
+    from ._binary_reduction import BinaryReduction, binary_reduction
     from .bounds import (
         CompositionBound,
         advanced_composition,
@@ -114,13 +114,13 @@ _REEXPORTS = {
     "advanced_grouposition_approx": ".sequential",
     "sequential_composition": ".sequential",
     "sequential_epsilon": ".sequential",
-    "BinaryReduction": ".binary_reduction",
-    "binary_reduction": ".binary_reduction",
-    "BeliefComposition": ".belief_composition",
-    "belief_composition": ".belief_composition",
-    "compose_evidential": ".belief_composition",
-    "epsilon_wldp_composed": ".belief_composition",
-    "wldp_pair_ratios": ".belief_composition",
+    "BinaryReduction": "._binary_reduction",
+    "binary_reduction": "._binary_reduction",
+    "BeliefComposition": "._belief_composition",
+    "belief_composition": "._belief_composition",
+    "compose_evidential": "._belief_composition",
+    "epsilon_wldp_composed": "._belief_composition",
+    "wldp_pair_ratios": "._belief_composition",
 }
 
 __all__ = [

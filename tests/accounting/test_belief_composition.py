@@ -1,5 +1,5 @@
 """SLDP and WLDP of products of evidential mechanisms
-(:mod:`mechdesign.accounting.belief_composition`), against exact rationals."""
+(:mod:`mechdesign.accounting._belief_composition`), against exact rationals."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mechdesign as md
-from mechdesign.accounting.belief_composition import belief_composition, compose_evidential
+from mechdesign.accounting._belief_composition import belief_composition, compose_evidential
 from mechdesign.errors import InvalidMechanismError, InvalidParameterError
 
 

@@ -1,4 +1,4 @@
-"""Huang & Canonne's Lemma 4.5 as a reduction (:mod:`mechdesign.accounting.binary_reduction`),
+"""Huang & Canonne's Lemma 4.5 as a reduction (:mod:`mechdesign.accounting._binary_reduction`),
 checked against the exact sequential composition ``Q1 @ Q2`` in rational arithmetic.
 
 For each pair of random small randomizers (rational entries on a grid, so the doubles are
@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mechdesign as md
-from mechdesign.accounting.binary_reduction import BinaryReduction, binary_reduction
+from mechdesign.accounting._binary_reduction import BinaryReduction, binary_reduction
 from mechdesign.accounting.sequential import sequential_composition, sequential_epsilon
 from mechdesign.errors import InvalidMechanismError, InvalidParameterError
 

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import given, settings
 
 import mechdesign as md
-from mechdesign.accounting.belief_composition import (
+from mechdesign.accounting._belief_composition import (
     belief_composition,
     compose_evidential,
     epsilon_wldp_composed,
