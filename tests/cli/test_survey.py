@@ -116,20 +116,6 @@ def test_a_mechanism_file_with_labels(tmp_path, capsys):
     assert rows[1].startswith('"low",')
 
 
-def test_intervals_cover_at_the_stated_rate():
-    # 400 surveys of 2000 reports: the 90% intervals of a value with frequency 0.3 cover
-    # it in 90% of them, within four binomial standard errors (0.015 each)
-    o = LocalHashing(8, 1.0)
-    rng = np.random.default_rng(3)
-    f = np.array([0.3, 0.2, 0.1, 0.1, 0.1, 0.1, 0.05, 0.05])
-    hits = 0
-    for _ in range(400):
-        x = rng.choice(8, size=2000, p=f)
-        res = estimate_survey(o, o.sample(x, rng=rng), confidence=0.9)
-        hits += res.lower[0] <= 0.3 <= res.upper[0]
-    assert abs(hits / 400 - 0.9) < 4 * np.sqrt(0.09 / 400)
-
-
 @pytest.mark.parametrize("content, match", [
     ("3\n25\n", r"values\.txt line 2: value outside 0\.\.19"),
     ("3\nthree\n", r"values\.txt line 2: not an integer value"),

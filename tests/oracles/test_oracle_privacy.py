@@ -90,16 +90,6 @@ def test_delta_is_an_upper_bound_close_to_the_matrix(eps):
         assert md.delta_ldp(o, math.inf) == 0.0
 
 
-def test_delta_of_k_rr_is_the_textbook_closed_form():
-    # k-RR at eps: delta(eps') = (e^eps - e^eps') / (e^eps + k - 1) for eps' < eps
-    # (only the report y = x has P_x(y) > e^eps' P_x'(y)); the oracle's t is rounded up by
-    # at most 2^-128, far below the tolerance
-    o = RandomizedResponse(7, 2.0)
-    for at in (0.0, 0.5, 1.5):
-        want = (math.exp(2.0) - math.exp(at)) / (math.exp(2.0) + 6)
-        assert md.delta_ldp(o, at) == pytest.approx(want, rel=1e-14)
-
-
 def test_pair_law_delta_rounds_up_and_caps():
     # 1/3 - e^0 * 0 is not a double: the result is the double just above 1/3
     third = pair_law_delta([(Fraction(1, 3), Fraction(0)), (Fraction(2, 3), Fraction(1))], 0.0)

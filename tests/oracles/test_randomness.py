@@ -198,3 +198,19 @@ def test_a_byte_of_coins_costs_at_most_16_25_random_bits():
     source.bernoulli_bytes(math.ceil(ONE / (1 + math.e)), count)
     bits = 64 * source.used / count
     assert 16.0 < bits < 16.25 + 4 * 64 * math.sqrt(1 / 256 / count)
+
+
+def test_bernoulli_probability():
+    src = RandomWords(7)
+    for prob in (0.3, 1e-3, 0.5):
+        T = int(prob * ONE)
+        coins = src.bernoulli(T, 400_000)
+        assert abs(coins.mean() - prob) < 4 * math.sqrt(prob * (1 - prob) / 400_000)
+    assert not src.bernoulli(0, 1000).any()
+    assert src.bernoulli(ONE, 1000).all()
+
+
+def test_below_is_uniform():
+    draws = RandomWords(3).below(7, 70_000)
+    counts = np.bincount(draws.astype(np.int64), minlength=7)
+    assert counts.min() > 9_400 and counts.max() < 10_600  # 10000 +- 6 sd
