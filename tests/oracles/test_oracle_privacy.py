@@ -11,7 +11,6 @@ import math
 from fractions import Fraction
 
 import mpmath
-import numpy as np
 import pytest
 
 import mechdesign as md
@@ -122,18 +121,6 @@ def test_large_oracles_are_measured_without_their_matrix(o, monkeypatch):
     skipped = skipped_measures(o)
     assert set(skipped) == {"epsilon_deletion", "epsilon_metric"}
     assert str(MAX_ENTRIES) in skipped["epsilon_deletion"]
-
-
-def test_a_small_oracle_report_adds_the_matrix_measures():
-    o = RandomizedResponse(4, 1.0)
-    report = privacy_report(o, [0.5], distance=np.abs(np.subtract.outer(range(4), range(4))))
-    plain = privacy_report(o.to_mechanism(), [0.5],
-                           distance=np.abs(np.subtract.outer(range(4), range(4))))
-    assert set(report) == set(plain)
-    assert report["epsilon_deletion"] == plain["epsilon_deletion"]
-    assert report["epsilon_metric"] == plain["epsilon_metric"]
-    assert report["epsilon_ldp"] == o.epsilon_exact <= plain["epsilon_ldp"]
-    assert skipped_measures(o) == {}
 
 
 class NoClosedForm(RandomizedResponse):

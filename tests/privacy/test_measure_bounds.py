@@ -331,19 +331,3 @@ def test_identical_rows_measure_zero_everywhere():
     Q = np.array([[0.3, 0.7], [0.3, 0.7]])
     assert Fraction(0.3) + Fraction(0.7) == 1 - Fraction(1, 2 ** 54)
     assert_upper_bound(epsilon_deletion(Q).epsilon, exact_deletion(Q))
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.integers(1, 9), st.integers(1, 9), st.floats(0.0, 30.0), st.floats(0.1, 1.0),
-       st.integers(0, 10**6))
-def test_the_ldp_envelope_is_the_general_ratio_envelope(k, m, eps, aim, seed):
-    # LDP.envelope raises entries to e^{-aim eps} x the column maximum in O(k m); the
-    # general O(k^2 m) ratio_envelope with log factors aim eps (1 - I) is the second method
-    from mechdesign.privacy.notions import LDP, ratio_envelope
-
-    rng = np.random.default_rng(seed)
-    Q = rng.dirichlet(np.full(m, 0.3), size=k) * (rng.random((k, m)) > 0.3)
-    Q[Q.sum(axis=1) == 0, 0] = 1.0
-    Q /= Q.sum(axis=1, keepdims=True)
-    general = ratio_envelope(Q, aim * eps * (1.0 - np.eye(k)))
-    np.testing.assert_array_equal(LDP(eps).envelope(Mechanism(Q), aim), general)

@@ -28,7 +28,6 @@ from mechdesign import (
     epsilon_metric,
     epsilon_sldp,
     epsilon_wldp,
-    privacy_report,
     randomized_response,
     warner,
 )
@@ -588,24 +587,6 @@ def test_lemma_3_2_mass_dominates_pl_and_bel(ev):
     assert epsilon_sldp(ev, "pl") <= mass + 1e-9
     assert epsilon_sldp(ev, "bel") <= mass + 1e-9
     assert same(epsilon_ldp(ev), mass)
-
-
-def test_privacy_report_collects_the_measures():
-    dk = dont_know(0.6, 0.2)
-    rep = privacy_report(dk, epsilons=[0.5])
-    assert set(rep) == {"epsilon_sldp_mass", "epsilon_sldp_pl", "epsilon_sldp_bel",
-                        "epsilon_wldp", "epsilon_ldp", "epsilon_deletion", "delta_ldp@0.5"}
-    assert rep["epsilon_wldp"] == pytest.approx(LN(4), abs=1e-12)
-    assert rep["epsilon_ldp"] == pytest.approx(LN(3), abs=1e-12)
-    w = warner(0.75)
-    rep = privacy_report(w, distance=[[0, 1], [1, 0]])
-    assert set(rep) == {"epsilon_ldp", "epsilon_deletion", "epsilon_metric"}
-    # Warner(.75), deletion: r_y in [e^-eps max_x Q[x,y], e^eps min_x Q[x,y]] = [.75/e^eps,
-    # .25 e^eps] and r_0 + r_1 = 1 needs .5 e^eps >= 1: eps = ln 2 with r = [1/2, 1/2]
-    # (larger than eps_LDP / 2 = ln(3) / 2)
-    assert rep["epsilon_deletion"] == pytest.approx(LN(2), abs=1e-12)
-    np.testing.assert_allclose(epsilon_deletion(w).reference, [0.5, 0.5], rtol=0, atol=1e-15)
-    assert rep["epsilon_metric"] == pytest.approx(LN(3), abs=1e-12)
 
 
 # fuzz seed 30112: a designed matrix at eps = 708.4 with entries near 1e-13 (the cleaned
