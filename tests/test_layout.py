@@ -36,10 +36,6 @@ KNOWN_WITHOUT_MIRROR: dict[str, dict[str, str]] = {
     "_validation": {"tests/test_prior_normalisation.py": "PriorNormalisedWarning",
                     "tests/estimation/test_inputs.py": "as_prior",
                     "tests/test_bad_input.py": "must lie in"},
-    "accounting.exact_shuffling": {
-        "tests/accounting/test_exact_amplification.py": "exact_shuffle_delta"},
-    "accounting.exact_subsampling": {
-        "tests/accounting/test_exact_amplification.py": "subsampled_mechanism"},
     "cli.calibrate": {"tests/cli/test_calibrate_cli.py": '"calibrate"'},
     "cli.commands": {"tests/cli/test_help.py": "command module"},
     "cli.compose": {"tests/cli/test_compose_cli.py": '"compose"'},

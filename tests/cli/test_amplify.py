@@ -1,5 +1,7 @@
 """``mechdesign amplify subsample MECH --p P [--reference ...]``: the exact epsilon of the
-subsampled matrix beside the theorem; ``--epsilon`` alone is the theorem."""
+subsampled matrix beside the theorem; ``--epsilon`` alone is the theorem.
+``mechdesign amplify shuffle MECH --exact [--gamma ...]``: the exact shuffled epsilon of the
+honest users beside the numeric bound."""
 
 from __future__ import annotations
 
@@ -8,7 +10,10 @@ import math
 
 import pytest
 
+import mechdesign as md
+from mechdesign.accounting import exact_shuffle_epsilon, shuffle_epsilon
 from mechdesign.cli.main import main
+from mechdesign.privacy import epsilon_ldp
 
 
 def run_json(capsys, *argv: str) -> dict:
@@ -56,3 +61,21 @@ def test_bad_arguments_are_one_line(capsys, argv, words):
     assert main(["amplify", "subsample", *argv]) == 2
     err = capsys.readouterr().err
     assert words in err and err.count("\n") == 1
+
+
+def test_cli_amplify_shuffle_exact(capsys):
+    argv = ["amplify", "shuffle", "randomized_response", "k=2", "epsilon=1", "--n", "50",
+            "--delta", "1e-6", "--exact", "--gamma", "0.5"]
+    assert main([*argv, "--json"]) == 0
+    out = {r["method"]: r for r in json.loads(capsys.readouterr().out)}
+    rr = md.randomized_response(2, 1.0)
+    assert out["exact"]["epsilon"] == exact_shuffle_epsilon(rr, 50, 1e-6, gamma=0.5).epsilon
+    assert out["exact"]["honest"] == 25 and out["numeric"]["n"] == 25
+    assert out["numeric"]["epsilon"] == shuffle_epsilon(epsilon_ldp(rr), 25, 1e-6).epsilon
+    assert out["exact"]["epsilon"] <= out["numeric"]["epsilon"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "25 honest users of 50" in text and "exact" in text
+    assert main(["amplify", "shuffle", "--epsilon0", "1", "--n", "5", "--delta", "0.1",
+                 "--exact"]) == 2
+    assert "--exact needs a mechanism" in capsys.readouterr().err
