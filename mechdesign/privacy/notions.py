@@ -71,10 +71,13 @@ FACETS: dict[str, str] = {
                    "(mechdesign/design/formulations.py)",
     "file_reader": "every parameter readable from a problem file's [privacy] table "
                    "(mechdesign/io/problems.py, READABLE_PARAMETERS)",
+    "fuzz_reference": "the fuzz harness's independent reference (naive LP rows, float "
+                      "measure): register_facet(Cls, 'fuzz_reference', FuzzReference(...)) "
+                      "(mechdesign/testing/reference.py)",
 }
-"""What a notion needs to be designable, verifiable and readable, and where each is
-registered. :func:`missing_facets` says which a notion class lacks; a conformance test walks
-:data:`REGISTRY` with it."""
+"""What a notion needs to be designable, verifiable, readable and fuzz-checked, and where
+each is registered. :func:`missing_facets` says which a notion class lacks; a conformance
+test walks :data:`REGISTRY` with it."""
 
 _FACETS: dict[type, dict[str, Any]] = {}
 _READABLE: set[str] = set()
@@ -84,7 +87,8 @@ def register_facet(notion_type: type[Notion], facet: str, value: Any) -> None:
     """Register ``value`` as the ``facet`` (one of :data:`FACETS`) of ``notion_type``."""
     if facet not in FACETS or facet in ("measure", "file_reader"):
         raise InvalidParameterError(
-            f"unknown facet {facet!r}; registered facets: exact_verifier, formulation")
+            f"unknown facet {facet!r}; registered facets: exact_verifier, formulation, "
+            "fuzz_reference")
     _FACETS.setdefault(notion_type, {})[facet] = value
 
 
@@ -107,16 +111,16 @@ def notion_facet(notion: Notion | type[Notion], facet: str) -> Any:
 def missing_facets(notion_type: type[Notion]) -> tuple[str, ...]:
     """The :data:`FACETS` ``notion_type`` lacks (empty: designable, verifiable, readable).
     Registrations happen when their modules are imported (``mechdesign.design``,
-    ``mechdesign.io``), which this imports first."""
+    ``mechdesign.io``, ``mechdesign.testing.reference``), which this imports first."""
     import importlib
 
     for module in ("mechdesign.privacy.verify", "mechdesign.design.formulations",
-                   "mechdesign.io.problems"):
+                   "mechdesign.io.problems", "mechdesign.testing.reference"):
         importlib.import_module(module)
     out = []
     if notion_type.measure is Notion.measure:
         out.append("measure")
-    for facet in ("exact_verifier", "formulation"):
+    for facet in ("exact_verifier", "formulation", "fuzz_reference"):
         if not any(facet in _FACETS.get(b, {}) for b in notion_type.__mro__):
             out.append(facet)
     if not set(notion_type.parameter_names()) <= _READABLE:

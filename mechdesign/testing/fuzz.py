@@ -72,6 +72,10 @@ Checks of every case (:func:`run_case`), each a category of :class:`Outcome`:
    process for the whole case): ``hang``, also when the design reports a solve stopped at its
    time limit. Any other exception is ``error``.
 
+The float measure of check 1 and the LP rows of check 2 are, per notion type, its
+``fuzz_reference`` facet (:class:`~mechdesign.testing.reference.FuzzReference`, registered
+in :mod:`mechdesign.testing.reference`); the checks ask the notion registry for them.
+
 A case carries every failure it shows in ``flags``; its ``category`` is the first of
 :data:`FAILED` (or ``verified`` / ``within_tol``). ``benchmarks/verify_fuzz.py`` runs
 thousands of seeded cases with an outer per-case limit; every case replays from its seed
@@ -100,9 +104,15 @@ from ..design.result import Status
 from ..errors import InfeasibleDesignError, InvalidParameterError
 from ..evidential import EvidentialMechanism
 from ..privacy import measures
-from ..privacy.notions import LDP, SLDP, WLDP, ApproxLDP, DeletionLDP, MetricDP
 from .cases import REFERENCE_OBJECTIVES, Built, Case, build
-from .reference import effective_loss, exact_check, objective_value, reference_lp, unit_range
+from .reference import (
+    effective_loss,
+    exact_check,
+    fuzz_reference,
+    objective_value,
+    reference_lp,
+    unit_range,
+)
 
 __all__ = [
     "CASE_TIME_LIMIT",
@@ -185,24 +195,11 @@ class Outcome:
 
 
 
-def float_measure(notion: object, mech: object) -> float:
-    """The notion's parameter of ``mech`` from the analysis layer, called directly."""
-    if isinstance(notion, LDP):
-        return measures.epsilon_ldp(mech)
-    if isinstance(notion, ApproxLDP):  # on its neighbour relation; delta = 0 is pure LDP
-        if notion.delta == 0.0:
-            return measures.epsilon_ldp(mech, **notion.relation)
-        return measures.delta_ldp(mech, notion.epsilon, **notion.relation)
-    if isinstance(notion, DeletionLDP):
-        if notion.delta == 0.0:
-            return measures.epsilon_deletion(mech).epsilon
-        return measures.delta_deletion(mech, notion.epsilon)
-    if isinstance(notion, MetricDP):
-        return measures.epsilon_metric(mech, notion.distance)
-    if isinstance(notion, SLDP):
-        return measures.epsilon_sldp(mech, notion.kind)
-    assert isinstance(notion, WLDP)
-    return measures.epsilon_wldp(mech)
+def float_measure(notion: Any, mech: object) -> float:
+    """The notion's parameter of ``mech`` from the analysis layer, called directly (the
+    ``float_measure`` of the notion's ``fuzz_reference`` facet,
+    :class:`~mechdesign.testing.reference.FuzzReference`)."""
+    return fuzz_reference(notion).float_measure(notion, mech)
 
 
 @dataclass(frozen=True)

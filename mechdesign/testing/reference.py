@@ -1,11 +1,17 @@
 """The independent reference optimum of the fuzz harness: the naive pairwise LP of each
 notion, written from the definitions and solved with ``scipy.optimize.linprog`` (see the
-docstring of :mod:`mechdesign.testing.fuzz`, check 2). A witness, never a bound."""
+docstring of :mod:`mechdesign.testing.fuzz`, check 2). A witness, never a bound.
+
+Each notion type's reading (its LP rows and its float measure) is a :class:`FuzzReference`,
+registered on the notion registry as the ``fuzz_reference`` facet when this module is
+imported (``register_facet(Cls, "fuzz_reference", FuzzReference(...))``, at the end of the
+module); the harness asks :func:`fuzz_reference` and never branches on the notion's type."""
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,18 +23,31 @@ from scipy.sparse import coo_matrix
 from ..design.problem import DesignProblem
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
-from ..privacy.notions import MetricDP
+from ..privacy import measures
+from ..privacy.notions import (
+    LDP,
+    SLDP,
+    WLDP,
+    ApproxLDP,
+    DeletionLDP,
+    MetricDP,
+    Notion,
+    notion_facet,
+    register_facet,
+)
 from ..privacy.verify import verify_exact
-from .cases import EVIDENTIAL, REFERENCE_OBJECTIVES, Built, Case
+from .cases import REFERENCE_OBJECTIVES, Built, Case
 
 __all__ = [
     "REF_HIGH_LOG_RATIO",
     "REF_MARGINS",
     "REF_MAX_LOG_RATIO",
     "REF_TIME_LIMIT",
+    "FuzzReference",
     "Reference",
     "effective_loss",
     "exact_check",
+    "fuzz_reference",
     "objective_value",
     "reference_lp",
     "unit_range",
@@ -128,68 +147,164 @@ def _pairwise(lp: _LP, rows_of: Any, count: int, log_ratio: Any) -> None:
             lp.ub.append((left + right, [1.0] * len(left) + [-c] * len(right), 0.0))
 
 
-def _privacy_rows(lp: _LP, case: Case, problem: DesignProblem, notion: Any, eps: float,
-                  delta: float) -> None:
-    k, n = lp.k, lp.n
-    kind = case.notion
-    column = lambda x, y: [lp.q(x, y)]  # noqa: E731
-    # approx_ldp on a relation: only neighbouring ordered pairs (the case's row indices)
-    pairs = getattr(notion, "pairs", None)
-    near = (set(itertools.permutations(range(k), 2)) if pairs is None
-            else {p for x, xp in pairs for p in ((x, xp), (xp, x))})
-    if kind in ("ldp", "sldp_mass") or (kind == "approx_ldp" and notion.delta == 0.0):
-        _pairwise(lp, column, n, lambda x, xp: eps if (x, xp) in near else None)
-    elif kind == "approx_ldp":
-        c = _coef(eps, lp.cap)
-        for x, xp in sorted(near):
-            s = lp.new(n)
+def _column(lp: _LP) -> Callable[[int, int], list[int]]:
+    """``A_y(x) = Q[x, y]``: one column of Q per constraint family."""
+    return lambda x, y: [lp.q(x, y)]
+
+
+def _ordered_pairs(k: int, pairs: tuple | None) -> set[tuple[int, int]]:
+    """Every ordered pair of distinct inputs (``pairs`` None), or both orders of ``pairs``
+    (row indices, as the fuzz cases give them)."""
+    if pairs is None:
+        return set(itertools.permutations(range(k), 2))
+    return {p for x, xp in pairs for p in ((x, xp), (xp, x))}
+
+
+def _events(problem: DesignProblem) -> tuple[list[list[int]], list[list[int]]]:
+    """For every non-empty event E over the output labels: the messages inside E (its
+    belief) and the messages meeting E (its plausibility)."""
+    masks, m = _masks(problem)
+    events = range(1, 1 << m)
+    inside = [[j for j, b in enumerate(masks) if b & ~E == 0] for E in events]
+    meets = [[j for j, b in enumerate(masks) if b & E] for E in events]
+    return inside, meets
+
+
+def _ldp_rows(lp: _LP, problem: DesignProblem, notion: Any, eps: float,
+              delta: float) -> None:
+    """Pure LDP: ``Q[x, y] <= e^eps Q[x', y]`` for all ordered pairs and columns."""
+    _pairwise(lp, _column(lp), lp.n, lambda x, xp: eps)
+
+
+def _approx_ldp_rows(lp: _LP, problem: DesignProblem, notion: ApproxLDP, eps: float,
+                     delta: float) -> None:
+    """ApproxLDP on its neighbouring ordered pairs: LDP's ratio rows when ``delta = 0``,
+    else a slack ``s[x, x', y] >= Q[x, y] - e^eps Q[x', y]``, ``s >= 0``, ``sum_y s <=
+    delta`` per pair."""
+    near = _ordered_pairs(lp.k, notion.pairs)
+    if notion.delta == 0.0:
+        _pairwise(lp, _column(lp), lp.n, lambda x, xp: eps if (x, xp) in near else None)
+        return
+    n, c = lp.n, _coef(eps, lp.cap)
+    for x, xp in sorted(near):
+        s = lp.new(n)
+        for y in range(n):
+            lp.ub.append(([lp.q(x, y), lp.q(xp, y), s + y], [1.0, -c, -1.0], 0.0))
+        lp.ub.append((list(range(s, s + n)), [1.0] * n, delta))
+
+
+def _deletion_rows(lp: _LP, problem: DesignProblem, notion: DeletionLDP, eps: float,
+                   delta: float) -> None:
+    """DeletionLDP: a free reference distribution r with ``e^-eps r_y <= Q[x, y] <=
+    e^eps r_y`` (delta = 0), or hockey-stick slacks both ways with sums <= delta."""
+    k, n, c = lp.k, lp.n, _coef(eps, lp.cap)
+    r = lp.new(n)
+    lp.eq.append((list(range(r, r + n)), [1.0] * n, 1.0))
+    if notion.delta == 0.0:
+        for x in range(k):
             for y in range(n):
-                lp.ub.append(([lp.q(x, y), lp.q(xp, y), s + y], [1.0, -c, -1.0], 0.0))
-            lp.ub.append((list(range(s, s + n)), [1.0] * n, delta))
-    elif kind.startswith("deletion"):
-        c = _coef(eps, lp.cap)
-        r = lp.new(n)
-        lp.eq.append((list(range(r, r + n)), [1.0] * n, 1.0))
-        if notion.delta == 0.0:
-            for x in range(k):
-                for y in range(n):
-                    lp.ub.append(([lp.q(x, y), r + y], [1.0, -c], 0.0))
-                    lp.ub.append(([r + y, lp.q(x, y)], [1.0, -c], 0.0))
-        else:
-            for x in range(k):
-                up, down = lp.new(n), lp.new(n)
-                for y in range(n):
-                    lp.ub.append(([lp.q(x, y), r + y, up + y], [1.0, -c, -1.0], 0.0))
-                    lp.ub.append(([r + y, lp.q(x, y), down + y], [1.0, -c, -1.0], 0.0))
-                lp.ub.append((list(range(up, up + n)), [1.0] * n, delta))
-                lp.ub.append((list(range(down, down + n)), [1.0] * n, delta))
-    elif kind.startswith("metric"):
-        dist = notion.distance
-        D = _shortest_paths(dist, k) if isinstance(dist, nx.Graph) else np.asarray(dist)
+                lp.ub.append(([lp.q(x, y), r + y], [1.0, -c], 0.0))
+                lp.ub.append(([r + y, lp.q(x, y)], [1.0, -c], 0.0))
+        return
+    for x in range(k):
+        up, down = lp.new(n), lp.new(n)
+        for y in range(n):
+            lp.ub.append(([lp.q(x, y), r + y, up + y], [1.0, -c, -1.0], 0.0))
+            lp.ub.append(([r + y, lp.q(x, y), down + y], [1.0, -c, -1.0], 0.0))
+        lp.ub.append((list(range(up, up + n)), [1.0] * n, delta))
+        lp.ub.append((list(range(down, down + n)), [1.0] * n, delta))
 
-        def log_ratio(x: int, xp: int) -> float | None:
-            return None if math.isinf(D[x, xp]) else eps * float(D[x, xp])
 
-        _pairwise(lp, column, n, log_ratio)
-    else:  # event notions over the messages
-        masks, m = _masks(problem)
-        events = range(1, 1 << m)
-        inside = [[j for j, b in enumerate(masks) if b & ~E == 0] for E in events]
-        meets = [[j for j, b in enumerate(masks) if b & E] for E in events]
+def _metric_distances(notion: MetricDP, k: int) -> np.ndarray:
+    """The distance as given (ordered), or a graph's shortest paths (Floyd-Warshall)."""
+    dist = notion.distance
+    return _shortest_paths(dist, k) if isinstance(dist, nx.Graph) else np.asarray(dist)
 
-        def of(table: list) -> Any:
-            return lambda x, e: [lp.q(x, j) for j in table[e]]
 
-        if kind in ("sldp_pl", "sldp_bel"):
-            _pairwise(lp, of(meets if kind == "sldp_pl" else inside), len(inside),
-                      lambda x, xp: eps)
-        else:  # WLDP: max_x pl_x(E) <= e^eps min_x' bel_x'(E), x = x' included
-            c = _coef(eps, lp.cap)
-            for x, xp in itertools.product(range(k), repeat=2):
-                for e in range(len(inside)):
-                    left = [lp.q(x, j) for j in meets[e]]
-                    right = [lp.q(xp, j) for j in inside[e]]
-                    lp.ub.append((left + right, [1.0] * len(left) + [-c] * len(right), 0.0))
+def _metric_rows(lp: _LP, problem: DesignProblem, notion: MetricDP, eps: float,
+                 delta: float) -> None:
+    """MetricDP: ``Q[x, y] <= e^{eps d(x, x')} Q[x', y]`` for every ordered pair at finite
+    distance, never a skeleton or a spanner."""
+    D = _metric_distances(notion, lp.k)
+
+    def log_ratio(x: int, xp: int) -> float | None:
+        return None if math.isinf(D[x, xp]) else eps * float(D[x, xp])
+
+    _pairwise(lp, _column(lp), lp.n, log_ratio)
+
+
+def _sldp_rows(lp: _LP, problem: DesignProblem, notion: SLDP, eps: float,
+               delta: float) -> None:
+    """SLDP over the messages: the masses (LDP's rows), or the plausibilities/beliefs of
+    every event, for all ordered pairs."""
+    if notion.kind == "mass":
+        _ldp_rows(lp, problem, notion, eps, delta)
+        return
+    inside, meets = _events(problem)
+    table = meets if notion.kind == "pl" else inside
+    _pairwise(lp, lambda x, e: [lp.q(x, j) for j in table[e]], len(inside),
+              lambda x, xp: eps)
+
+
+def _wldp_rows(lp: _LP, problem: DesignProblem, notion: WLDP, eps: float,
+               delta: float) -> None:
+    """WLDP: ``pl_x(E) <= e^eps bel_x'(E)`` for all x, x' (x = x' included) and events."""
+    inside, meets = _events(problem)
+    c = _coef(eps, lp.cap)
+    for x, xp in itertools.product(range(lp.k), repeat=2):
+        for e in range(len(inside)):
+            left = [lp.q(x, j) for j in meets[e]]
+            right = [lp.q(xp, j) for j in inside[e]]
+            lp.ub.append((left + right, [1.0] * len(left) + [-c] * len(right), 0.0))
+
+
+def _metric_largest_distance(notion: MetricDP) -> float:
+    """The largest finite distance of a metric notion (shortest paths of a graph)."""
+    dist = notion.distance
+    D = (_shortest_paths(dist, dist.number_of_nodes()) if isinstance(dist, nx.Graph)
+         else np.asarray(dist, dtype=float))
+    finite = D[np.isfinite(D)]
+    return float(finite.max()) if finite.size else 0.0
+
+
+def _one(notion: Any) -> float:
+    return 1.0
+
+
+# ------------------------------------------------------------------------------ facet
+@dataclass(frozen=True)
+class FuzzReference:
+    """The fuzz harness's independent reading of one notion type: the ``fuzz_reference``
+    facet of the notion registry (:data:`~mechdesign.privacy.notions.FACETS`), registered
+    per notion type at the end of this module.
+
+    Attributes
+    ----------
+    privacy_rows : callable
+        ``privacy_rows(lp, problem, notion, epsilon, delta)`` adds the notion's constraints,
+        written from its definition (module docstring of :mod:`mechdesign.testing.fuzz`,
+        check 2), to the naive LP ``lp`` at the given (margined) ``epsilon`` and ``delta``;
+        ``lp.k`` inputs, ``lp.n`` columns (the messages of an evidential notion).
+    float_measure : callable
+        ``float_measure(notion, mechanism)``: the notion's parameter (epsilon, or delta at
+        the target epsilon) from :mod:`mechdesign.privacy.measures`, called directly rather
+        than through :meth:`~mechdesign.privacy.notions.Notion.measure`.
+    largest_distance : callable
+        ``largest_distance(notion)``: the factor of epsilon in the largest ratio
+        coefficient (a metric's largest finite distance; 1 for the others). When epsilon
+        times it exceeds :data:`REF_MAX_LOG_RATIO`, :func:`reference_lp` tries a second solve
+        at :data:`REF_HIGH_LOG_RATIO`.
+    """
+
+    privacy_rows: Callable[[Any, DesignProblem, Any, float, float], None]
+    float_measure: Callable[[Any, Any], float]
+    largest_distance: Callable[[Any], float] = _one
+
+
+def fuzz_reference(notion: Notion | type[Notion]) -> FuzzReference:
+    """The :class:`FuzzReference` registered for the notion's type (a typed error naming
+    the notion when there is none)."""
+    return notion_facet(notion, "fuzz_reference")
 
 
 def effective_loss(case: Case, problem: DesignProblem, loss: np.ndarray) -> np.ndarray:
@@ -239,7 +354,8 @@ def _attempt(case: Case, built: Built, L: np.ndarray, eps_margin: float,
     for x in range(k):
         lp.eq.append(([lp.q(x, y) for y in range(n)], [1.0] * n, 1.0))
     delta = getattr(notion, "delta", 0.0) * (1 - delta_margin)
-    _privacy_rows(lp, case, problem, notion, notion.epsilon * (1 - eps_margin), delta)
+    fuzz_reference(notion).privacy_rows(lp, problem, notion,
+                                        notion.epsilon * (1 - eps_margin), delta)
     if case.objective == "expected_loss":
         for x in range(k):
             for y in range(n):
@@ -261,7 +377,7 @@ def _attempt(case: Case, built: Built, L: np.ndarray, eps_margin: float,
     if not (sums > 0).all():
         return Reference("failed", detail="a row of the LP solution is all zero")
     Q = Q / sums
-    if case.notion in EVIDENTIAL:
+    if notion.evidential:
         mech: Any = EvidentialMechanism(Q, problem.focal_sets, problem.inputs,
                                            problem.outputs)
     else:
@@ -298,7 +414,8 @@ def reference_lp(case: Case, built: Built) -> Reference:
     _, a, b = unit_range(L)
     eps_margin, delta_margin = next(m for m in REF_MARGINS if m[0] == best.margin)
     cap = REF_MAX_LOG_RATIO
-    if built.notion.epsilon * _largest_distance(built.notion) > REF_MAX_LOG_RATIO:
+    largest = fuzz_reference(built.notion).largest_distance(built.notion)
+    if built.notion.epsilon * largest > REF_MAX_LOG_RATIO:
         more = _attempt(case, built, L, eps_margin, delta_margin, REF_HIGH_LOG_RATIO, 1.0)
         if more.status == "verified" and more.value < best.value:
             best, cap = more, REF_HIGH_LOG_RATIO
@@ -311,19 +428,34 @@ def reference_lp(case: Case, built: Built) -> Reference:
     return best
 
 
-def _largest_distance(notion: Any) -> float:
-    """The largest finite distance of a metric notion (1 for the others)."""
-    if not isinstance(notion, MetricDP):
-        return 1.0
-    dist = notion.distance
-    D = (_shortest_paths(dist, dist.number_of_nodes()) if isinstance(dist, nx.Graph)
-         else np.asarray(dist, dtype=float))
-    finite = D[np.isfinite(D)]
-    return float(finite.max()) if finite.size else 0.0
-
-
 def exact_check(mech: Any, notion: Any) -> Any:
     """:func:`~mechdesign.privacy.verify.verify_exact` at the target with tolerance 0."""
     return verify_exact(mech, notion, tolerance=0.0)
 
 
+# ------------------------------------------------------------------------------ registrations
+def _approx_ldp_measure(notion: ApproxLDP, mech: Any) -> float:
+    # on its neighbour relation; delta = 0 is pure LDP
+    if notion.delta == 0.0:
+        return measures.epsilon_ldp(mech, **notion.relation)
+    return measures.delta_ldp(mech, notion.epsilon, **notion.relation)
+
+
+def _deletion_measure(notion: DeletionLDP, mech: Any) -> float:
+    if notion.delta == 0.0:
+        return measures.epsilon_deletion(mech).epsilon
+    return measures.delta_deletion(mech, notion.epsilon)
+
+
+for _cls, _ref in (
+        (LDP, FuzzReference(_ldp_rows, lambda notion, mech: measures.epsilon_ldp(mech))),
+        (ApproxLDP, FuzzReference(_approx_ldp_rows, _approx_ldp_measure)),
+        (DeletionLDP, FuzzReference(_deletion_rows, _deletion_measure)),
+        (MetricDP, FuzzReference(
+            _metric_rows, lambda notion, mech: measures.epsilon_metric(mech, notion.distance),
+            _metric_largest_distance)),
+        (SLDP, FuzzReference(
+            _sldp_rows, lambda notion, mech: measures.epsilon_sldp(mech, notion.kind))),
+        (WLDP, FuzzReference(_wldp_rows, lambda notion, mech: measures.epsilon_wldp(mech))),
+):
+    register_facet(_cls, "fuzz_reference", _ref)

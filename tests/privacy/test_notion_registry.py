@@ -1,6 +1,7 @@
 """One registry per notion: every facet a notion needs (its measure, exact verifier, design
-formulation, file reader) is registered on the notion type, a conformance test walks the
-registry, and a new notion is a class plus its registrations with nothing else changed."""
+formulation, file reader, fuzz reference) is registered on the notion type, a conformance
+test walks the registry, and a new notion is a class plus its registrations with nothing
+else changed."""
 
 from __future__ import annotations
 
@@ -27,10 +28,16 @@ from mechdesign.privacy.notions import (
     register_facet,
 )
 from mechdesign.privacy.verify import verify_exact
+from mechdesign.testing.cases import Built, Case
+from mechdesign.testing.fuzz import check_privacy, float_measure
+from mechdesign.testing.reference import FuzzReference, fuzz_reference, reference_lp
 
 
 def test_every_built_in_notion_has_every_facet():
-    assert set(FACETS) == {"measure", "exact_verifier", "formulation", "file_reader"}
+    # the fuzz reference is registered by mechdesign.testing.reference (imported above, and
+    # by missing_facets); every built-in notion has one
+    assert set(FACETS) == {"measure", "exact_verifier", "formulation", "file_reader",
+                           "fuzz_reference"}
     lacking = {name: missing_facets(cls) for name, cls in REGISTRY.items()}
     assert lacking == {name: () for name in REGISTRY}
     assert set(REGISTRY) == {"ldp", "approx_ldp", "deletion_ldp", "metric", "sldp", "wldp"}
@@ -64,6 +71,11 @@ def toy_notion():
         return exact(mechanism, LDP(notion.epsilon / 2), digits, tol / 2)
 
     register_facet(HalfLDP, "exact_verifier", verifier)
+    ldp_ref = fuzz_reference(LDP)
+    register_facet(HalfLDP, "fuzz_reference", FuzzReference(
+        privacy_rows=lambda lp, problem, n, eps, delta: ldp_ref.privacy_rows(
+            lp, problem, LDP(n.epsilon / 2), eps / 2, delta),
+        float_measure=lambda n, mech: 2.0 * measures.epsilon_ldp(mech)))
     yield HalfLDP
     REGISTRY.pop(HalfLDP.name)
     notions._FACETS.clear()
@@ -99,6 +111,24 @@ k = 4
     assert pf.problem.solve().value == pytest.approx(ref.value, rel=1e-9)
 
 
+def test_a_toy_notion_is_checked_by_the_fuzz_harness(toy_notion):
+    # the harness's two checks read the toy notion through its fuzz_reference facet: the
+    # float and exact checks of a designed matrix, and the naive reference LP, whose optimum
+    # is k-RR's (k - 1)/(e^eps + k - 1) at eps = 2 / 2 = 1 (Hamming loss, uniform prior; KOV16)
+    H = 1.0 - np.eye(3)
+    prob = DesignProblem(toy_notion(2.0), ExpectedLoss(H))
+    res = prob.solve()
+    chk = check_privacy(toy_notion(2.0), res.mechanism)
+    assert chk.category == "verified" and chk.float_ok
+    assert float_measure(toy_notion(2.0), res.mechanism) <= 2.0 + 1e-9
+    assert check_privacy(toy_notion(1.9), res.mechanism).category == "float_fail"
+    ref = reference_lp(Case("half_ldp", "expected_loss", 3, 3, 2.0, 0.0, 0),
+                       Built(prob, toy_notion(2.0), 3, H, np.full(3, 1 / 3)))
+    assert ref.status == "verified"
+    assert ref.value == pytest.approx(2 / (np.e + 2), rel=1e-6)
+    assert res.value == pytest.approx(ref.value, rel=1e-6)
+
+
 def test_a_missing_facet_is_named_by_the_conformance_check_and_the_error(toy_notion):
     notions._FACETS[toy_notion].pop("exact_verifier")
     assert missing_facets(toy_notion) == ("exact_verifier",)
@@ -108,6 +138,10 @@ def test_a_missing_facet_is_named_by_the_conformance_check_and_the_error(toy_not
     assert missing_facets(toy_notion) == ("exact_verifier", "formulation")
     with pytest.raises(InvalidParameterError, match="HalfLDP has no formulation"):
         DesignProblem(toy_notion(2.0), ExpectedLoss(absolute(3))).solve()
+    notions._FACETS[toy_notion].pop("fuzz_reference")
+    assert missing_facets(toy_notion) == ("exact_verifier", "formulation", "fuzz_reference")
+    with pytest.raises(InvalidParameterError, match="HalfLDP has no fuzz_reference"):
+        float_measure(toy_notion(2.0), np.eye(2) * 0.5 + 0.25)
 
 
 def test_unknown_facets_are_refused():
