@@ -19,6 +19,12 @@ from ._validation import check_labels, check_stochastic, frozen, is_hashable
 from .errors import InvalidMechanismError
 from .mechanism import Mechanism
 
+__all__ = [
+    "MAX_INT64_MASK_OUTPUTS",
+    "EvidentialMechanism",
+]
+
+
 MAX_INT64_MASK_OUTPUTS = 62
 """Up to this many outputs :attr:`EvidentialMechanism.focal_masks` is an int64 array; above
 it the masks are Python ints in an object array (any number of outputs)."""

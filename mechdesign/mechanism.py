@@ -18,6 +18,10 @@ from ._validation import check_labels, check_stochastic, frozen
 from .errors import InvalidMechanismError, InvalidParameterError
 from .sampler import ExactSampler
 
+__all__ = [
+    "Mechanism",
+]
+
 
 def _generator(rng: Any) -> np.random.Generator:
     """A numpy Generator from a Generator, an int seed or None; a typed error otherwise."""

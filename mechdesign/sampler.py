@@ -50,6 +50,14 @@ from typing import Any
 
 import numpy as np
 
+__all__ = [
+    "MIN_WIDTH",
+    "REJECTION_TARGET",
+    "SURPLUS_BITS",
+    "ExactSampler",
+]
+
+
 SURPLUS_BITS = 64
 """Random bits drawn beyond the range: a candidate is redrawn with probability < 2^-64."""
 

@@ -38,6 +38,16 @@ from .output import (
     write_planned,
 )
 
+__all__ = [
+    "DEFAULT_TIME_LIMIT",
+    "MAX_LISTED_COLUMNS",
+    "MAX_NAMED_ZERO_COLUMNS",
+    "MAX_TABLE_COLUMNS",
+    "cmd_solve",
+    "register",
+]
+
+
 if TYPE_CHECKING:
     from ..design import DesignResult
     from ..evidential import EvidentialMechanism

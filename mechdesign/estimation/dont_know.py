@@ -54,6 +54,17 @@ from .variances import (
     variance_warner,
 )
 
+__all__ = [
+    "DontKnowAnalysis",
+    "DontKnowDesign",
+    "Rectangle",
+    "dont_know_analysis",
+    "dont_know_design",
+    "dont_know_from_c_eps",
+    "epsilon_q_lambda",
+    "shafer_variance_curve",
+]
+
 
 @value_view
 @dataclass(frozen=True)

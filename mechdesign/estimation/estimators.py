@@ -33,6 +33,21 @@ from .._validation import check_int, check_probability, check_real
 from ..errors import InvalidMechanismError, InvalidParameterError
 from .inputs import as_counts, scalar_or_array
 
+__all__ = [
+    "ESTIMATOR_ALIASES",
+    "estimate_dont_know",
+    "estimate_inverse",
+    "estimate_mle",
+    "estimate_projected",
+    "estimate_q_lambda",
+    "estimate_warner",
+    "estimator_name",
+    "inverse_matrix",
+    "norm_sub",
+    "project_simplex",
+]
+
+
 ESTIMATOR_ALIASES: dict[str, str] = {"unbiased": "inverse"}
 """Older names of the named estimators, still accepted: ``"unbiased"`` (the first name of
 :func:`~mechdesign.oracles.survey.estimate_survey`'s default) is the inverse estimator,

@@ -17,6 +17,11 @@ from ..errors import InvalidParameterError
 from .inputs import as_prior
 from .records import fields_equal
 
+__all__ = [
+    "CramerRao",
+    "cramer_rao",
+]
+
 
 @value_view
 @dataclass(frozen=True, eq=False)

@@ -16,6 +16,14 @@ from .._validation import PRIOR_SUM_TOL as PRIOR_SUM_TOL
 from .._validation import as_prior as as_prior
 from ..errors import InvalidParameterError
 
+__all__ = [
+    "PRIOR_SUM_TOL",
+    "as_counts",
+    "as_prior",
+    "as_probability_array",
+    "scalar_or_array",
+]
+
 
 def as_counts(counts: Any, m: int, what: str = "counts") -> np.ndarray:
     """Survey counts as floats: shape ``(..., m)`` (one count per output), finite, ``>= 0``.

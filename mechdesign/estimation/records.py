@@ -8,6 +8,10 @@ from typing import Any
 
 import numpy as np
 
+__all__ = [
+    "fields_equal",
+]
+
 
 def fields_equal(a: Any, b: Any) -> bool:
     """Field-by-field equality of two dataclass records holding numpy arrays.

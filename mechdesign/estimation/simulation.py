@@ -42,6 +42,16 @@ from .estimators import (
 from .inputs import as_prior
 from .records import fields_equal
 
+__all__ = [
+    "ESTIMATORS",
+    "MAX_REDRAW_ROUNDS",
+    "SimulationResult",
+    "as_seed_sequence",
+    "simulate",
+    "simulate_dont_know",
+]
+
+
 ESTIMATORS = {"inverse": estimate_inverse, "projected": estimate_projected, "mle": estimate_mle}
 """Estimator names accepted by :func:`simulate` (each gives the full frequency vector)."""
 

@@ -25,6 +25,16 @@ from ..errors import InvalidParameterError
 from .estimators import inverse_matrix
 from .inputs import as_prior, as_probability_array, scalar_or_array
 
+__all__ = [
+    "INVERSE_MOMENT_RTOL",
+    "binomial_inverse_moment",
+    "covariance_inverse",
+    "variance_dont_know",
+    "variance_q_lambda",
+    "variance_warner",
+]
+
+
 INVERSE_MOMENT_RTOL = 1e-15
 """Relative bound on the binomial mass left out of the exact ``A = E[1/M | M > 0]``."""
 

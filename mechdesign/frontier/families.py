@@ -36,6 +36,23 @@ from ..oracles.choice import FAMILIES as ORACLE_FAMILIES
 from ..oracles.choice import best_oracle, family_oracles
 from .sweep import check_epsilons
 
+__all__ = [
+    "DONT_KNOW_C",
+    "FAMILIES",
+    "MAX_SHAFER_LOSS",
+    "FamilyComparison",
+    "FamilySkipped",
+    "compare_families",
+    "comparison_families",
+    "dont_know_family",
+    "dont_know_frontier",
+    "estimator_variance",
+    "family_frontier",
+    "family_mechanism",
+    "family_outputs",
+]
+
+
 if TYPE_CHECKING:
     from ..design.problem import DesignProblem
 

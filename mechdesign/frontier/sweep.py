@@ -40,6 +40,19 @@ from ..design.result import DesignResult
 from ..design.solvers import WarmHighs, warm_highs_applies
 from ..errors import InvalidParameterError, MechdesignError
 
+__all__ = [
+    "MAX_AUTO_WORKERS",
+    "PARENT_POLL",
+    "POOL_OVERHEAD",
+    "PROBE_POINTS",
+    "Frontier",
+    "check_epsilons",
+    "frontier",
+    "pool_pays",
+    "pool_workers",
+    "process_pool",
+]
+
 
 @dataclass(frozen=True)
 class Frontier:

@@ -47,6 +47,18 @@ from ..estimation.inputs import as_prior
 from ..mechanism import Mechanism
 from .randomness import ONE, RandomWords
 
+__all__ = [
+    "CHUNK_ENTRIES",
+    "MAX_ENTRIES",
+    "POST_PROCESSING",
+    "FrequencyOracle",
+    "log1p_up",
+    "mixture_numerator",
+    "raise_outside",
+    "row_chunks",
+]
+
+
 MAX_ENTRIES = 10_000_000
 """Largest matrix :meth:`FrequencyOracle.to_mechanism` builds (inputs x outputs)."""
 

@@ -35,6 +35,15 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 
+__all__ = [
+    "MIN_ROW_BYTES",
+    "STAGE_BYTES",
+    "STAGE_HALVINGS",
+    "SUB_BLOCK_BYTES",
+    "column_counts",
+]
+
+
 SUB_BLOCK_BYTES = 1 << 18
 """Packed bytes per third of a stage-1 sub-block (``h`` rows, ``h`` a power of two): 256 KiB,
 the sub-block's 768 KiB and its planes stay in the 4 MiB L2 cache (measured fastest of

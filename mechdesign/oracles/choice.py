@@ -18,6 +18,13 @@ from .randomized_response import RandomizedResponse
 from .subset import SubsetSelection
 from .unary import UnaryEncoding
 
+__all__ = [
+    "FAMILIES",
+    "best_oracle",
+    "family_oracles",
+]
+
+
 FAMILIES = ("randomized_response", "subset_selection", "unary_encoding",
             "optimized_unary_encoding", "hadamard_response", "local_hashing")
 """The families compared (the frontier's family names: the two unary encodings apart)."""

@@ -23,6 +23,11 @@ import numpy as np
 from .base import FrequencyOracle, mixture_numerator, raise_outside
 from .randomness import ONE, RandomWords
 
+__all__ = [
+    "HadamardResponse",
+    "walsh_hadamard",
+]
+
 
 def walsh_hadamard(values: np.ndarray) -> np.ndarray:
     """``H @ values`` for the Sylvester-Hadamard matrix of size ``len(values)`` (a power of

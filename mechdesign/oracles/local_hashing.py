@@ -38,6 +38,11 @@ from ..errors import InvalidParameterError
 from .base import FrequencyOracle, mixture_numerator, row_chunks
 from .randomness import ONE, RandomWords
 
+__all__ = [
+    "LocalHashing",
+    "best_bucket_count",
+]
+
 
 def _bucket_starts(g: int, L: int) -> np.ndarray:
     """``lo_r = ceil(r 2^L / g)`` for ``r = 0..g``: bucket r holds hash values

@@ -21,6 +21,10 @@ import numpy as np
 from .base import FrequencyOracle, mixture_numerator, raise_outside
 from .randomness import ONE, RandomWords
 
+__all__ = [
+    "RandomizedResponse",
+]
+
 
 class RandomizedResponse(FrequencyOracle):
     """k-RR: report the value with probability ``e^eps / (e^eps + k - 1)``."""

@@ -38,6 +38,18 @@ import numpy as np
 
 from ..mechanism import _generator
 
+__all__ = [
+    "BLOCK_CELLS",
+    "ONE",
+    "PATTERN_BITS",
+    "POOL_BYTES",
+    "POOL_DEPTH",
+    "PROBABILITY_BITS",
+    "RandomWords",
+    "alias_table",
+]
+
+
 PROBABILITY_BITS = 128
 """``B``: every coin of an oracle has probability ``T / 2^128`` for an integer ``T``. At 128
 bits the rounding of a probability is below ``2^-128`` absolute, far below what any

@@ -33,6 +33,17 @@ from .base import FrequencyOracle, mixture_numerator, raise_outside, row_chunks
 from .bitcount import column_counts
 from .randomness import ONE, RandomWords
 
+__all__ = [
+    "BITMAP_BITS",
+    "COIN_MARGIN",
+    "MEMBER_ENTRIES",
+    "PACKED_ABOVE",
+    "SubsetSelection",
+    "best_subset_size",
+    "subset_selection_risk",
+]
+
+
 MEMBER_ENTRIES = 1 << 26
 """Sampling keeps a respondents-by-values membership table of at most this many booleans
 (64 MB): fewer, larger steps of Floyd's algorithm."""

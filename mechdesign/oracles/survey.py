@@ -45,6 +45,13 @@ from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from .base import POST_PROCESSING, FrequencyOracle
 
+__all__ = [
+    "ESTIMATORS",
+    "SurveyEstimate",
+    "estimate",
+    "estimate_survey",
+]
+
 
 @dataclass(frozen=True, repr=False)
 class SurveyEstimate:

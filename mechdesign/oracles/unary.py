@@ -30,6 +30,10 @@ from .base import FrequencyOracle
 from .bitcount import column_counts
 from .randomness import ONE, RandomWords
 
+__all__ = [
+    "UnaryEncoding",
+]
+
 
 class UnaryEncoding(FrequencyOracle):
     """Symmetric (``optimized=False``) or optimised (``optimized=True``) unary encoding."""

@@ -33,6 +33,13 @@ from .._coerce import as_mechanism
 from ..errors import InvalidMechanismError
 from ..mechanism import Mechanism
 
+__all__ = [
+    "GARBLING_TOL",
+    "garbling",
+    "is_garbling_of",
+]
+
+
 GARBLING_TOL = 1e-8
 """Largest accepted entry of ``|b @ G - a|`` for the cleaned post-processing G."""
 

@@ -29,6 +29,32 @@ from .measures import (
     pairwise_log_ratios,
 )
 
+__all__ = [
+    "DECOMPOSITION_TOL",
+    "KOV_MIN_EPSILON",
+    "LEAKY_RR_OUTPUTS",
+    "DeletionRepair",
+    "Guarantee",
+    "KOVDecomposition",
+    "LeakyKOVDecomposition",
+    "PureConversion",
+    "PureLDPProtocol",
+    "approx_to_pure",
+    "approx_to_pure_epsilon",
+    "approx_to_pure_protocol",
+    "deletion_reference",
+    "deletion_to_replacement",
+    "delta_deletion_at",
+    "kov_decomposition",
+    "leaky_kov_decomposition",
+    "leaky_randomized_response",
+    "mix_with_uniform",
+    "pure_to_approx_epsilon",
+    "replacement_to_deletion",
+    "to_pure_deletion",
+]
+
+
 KOV_MIN_EPSILON = 1e-6
 """Smallest default epsilon of :func:`kov_decomposition` (pairs that are nearly equal)."""
 

@@ -41,6 +41,19 @@ from ..errors import InvalidParameterError, SizeLimitError
 from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 
+__all__ = [
+    "MAX_ADDITIVE_CAPACITY_WORK",
+    "bayes_capacity",
+    "bayes_leakage",
+    "bayes_vulnerability",
+    "g_leakage",
+    "g_vulnerability",
+    "ldp_capacity_bound",
+    "min_entropy_capacity",
+    "min_entropy_leakage",
+]
+
+
 Number = float | Fraction
 Kind = Literal["multiplicative", "additive"]
 

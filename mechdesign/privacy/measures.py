@@ -47,6 +47,30 @@ from .._validation import check_epsilon
 from ..errors import InvalidParameterError, MechdesignError
 from ..neighbors import distance_matrix, neighbour_pairs, ordered_pairs
 
+__all__ = [
+    "DELETION_LP_MAX_EPSILON",
+    "DELETION_LP_TOLERANCE",
+    "EPSILON_TOL",
+    "EXACT_EVENT_WORK",
+    "DeletionLP",
+    "DeletionPrivacy",
+    "Witness",
+    "deletion_delta_at",
+    "deletion_lp",
+    "delta_deletion",
+    "delta_ldp",
+    "epsilon_deletion",
+    "epsilon_ldp",
+    "epsilon_metric",
+    "epsilon_sldp",
+    "epsilon_wldp",
+    "hockey_stick",
+    "pair_law_delta",
+    "pairwise_log_ratios",
+    "worst_log_ratio",
+]
+
+
 EPSILON_TOL = 1e-9
 """Absolute tolerance on epsilon (and delta) when checking a mechanism against a target."""
 

@@ -50,6 +50,29 @@ from .measures import (
     epsilon_wldp,
 )
 
+__all__ = [
+    "FACETS",
+    "LDP",
+    "NAMES",
+    "REGISTRY",
+    "SLDP",
+    "VARIANTS",
+    "WLDP",
+    "ApproxLDP",
+    "DeletionLDP",
+    "MetricDP",
+    "Notion",
+    "as_ordinary",
+    "missing_facets",
+    "notion_facet",
+    "notion_of",
+    "ratio_envelope",
+    "register",
+    "register_facet",
+    "register_readable",
+]
+
+
 Edge = tuple[int, int, float]
 
 REGISTRY: dict[str, type[Notion]] = {}

@@ -20,6 +20,15 @@ from .measures import (
     epsilon_wldp,
 )
 
+__all__ = [
+    "EVENT_MEASURES",
+    "MATRIX_MEASURES",
+    "privacy_report",
+    "ratio",
+    "skipped_measures",
+]
+
+
 EVENT_MEASURES = ("epsilon_sldp_pl", "epsilon_sldp_bel", "epsilon_wldp")
 """Measures of an evidential mechanism that enumerate all 2^m events (unless Bayesian)."""
 

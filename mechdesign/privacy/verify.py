@@ -89,7 +89,7 @@ from typing import Any
 import numpy as np
 
 from .._coerce import as_evidential, as_mechanism
-from .._exact import (  # noqa: F401 (EXP_CLAMP re-exported)
+from .._exact import (
     DEFAULT_DIGITS,
     EXP_CLAMP,
     dyadic_integers,
@@ -115,6 +115,18 @@ from .notions import (
     notion_facet,
     register_facet,
 )
+
+__all__ = [
+    "EXP_CLAMP",
+    "MAX_EXACT_ENTRIES",
+    "MAX_EXACT_OUTPUTS",
+    "NOTIONS",
+    "REFERENCE_BITS",
+    "ExactWitness",
+    "Verification",
+    "verify_exact",
+]
+
 
 MAX_EXACT_ENTRIES = 400
 """Largest ``k * n`` (inputs times outputs, or messages) verified in rational arithmetic."""
