@@ -30,14 +30,14 @@ P, Q, PI, N, REPS, SEED = 0.6, 0.2, 0.3, 100, 1000, 2022
 
 
 def main(out_dir: str = "out/warner_figures", *, p: float = P, q: float = Q, pi: float = PI,
-         n: int = N, reps: int = REPS, seed: int = SEED,
+         n: int = N, reps: int = REPS, rng: int = SEED,
          cs: Sequence[float] = FIGURE_C, epsilons: Sequence[float] = FIGURE_EPSILONS,
          fig3_n: Sequence[int] = FIGURE3_N, progress: bool = True) -> list[Path]:
     """Compare, print the tables, write the five figures; returns the paths written."""
     # 1. every number of the comparison: the Shafer / Walley / optimal trade-offs of
     #    Q_2x3(p, q) (Thm 3.10 with the exact and the approximate A), the Q_lambda path, the
     #    grids of Figs 1-3, each with `reps` simulated surveys
-    c = compare_warner(p, q, pi, n, cs, epsilons, fig3_n, reps=reps, seed=seed,
+    c = compare_warner(p, q, pi, n, cs, epsilons, fig3_n, reps=reps, rng=rng,
                        progress=progress)
     print_comparison(c)  # the tables `mechdesign compare-warner` prints
 

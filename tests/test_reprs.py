@@ -341,14 +341,14 @@ def test_tradeoff_curve_and_oracle_reprs_stay_short():
 
 def test_simulation_result_repr():
     sim = md.estimation.simulate(md.randomized_response(4, 1.0), "inverse",
-                                 np.full(4, 0.25), n=100, reps=50, seed=1)
+                                 np.full(4, 0.25), n=100, reps=50, rng=1)
     text = check_repr(sim)
     assert f"mse={sim.mse!r}" in text and "50 surveys of n=100" in text
     assert repr(float(np.asarray(sim.bias)[0])) in text
 
 
 def test_warner_comparison_repr_and_html():
-    w = compare_warner(reps=10, seed=1, cs=(1.0,), epsilons=(1.0,), fig3_n=(50,))
+    w = compare_warner(reps=10, rng=1, cs=(1.0,), epsilons=(1.0,), fig3_n=(50,))
     text = check_repr(w)
     assert "Q_2x3(p=0.6, q=0.2)" in text and f"{len(w.rows)} rows" in text
     row = check_repr(w.rows[0])
@@ -495,7 +495,7 @@ def _builders() -> dict[str, object]:
         "Rectangle": lambda: md.dont_know_analysis(0.6, 0.2, pi=0.3, n=100).rectangle,
         "CramerRao": lambda: E.cramer_rao(RR40, ZIPF40),
         "SimulationResult": lambda: E.simulate(RR40, "inverse", ZIPF40, 1000, reps=20,
-                                               seed=1),
+                                               rng=1),
         "SurveyEstimate": lambda: estimate_survey(RR40, _survey_reports()),
         "RandomizedResponse": lambda: orc.oracle("randomized_response", k=K, epsilon=1.0),
         "SubsetSelection": lambda: orc.oracle("subset_selection", k=K, epsilon=1.0),

@@ -166,7 +166,7 @@ def cmd_compare_warner(args: argparse.Namespace) -> int:
     planned = (plan_folder_outputs(args.out, FIGURE_FILES, force=args.force) if args.out
                else [])
     c = compare_warner(args.p, args.q, args.pi, args.n, args.c, args.eps, args.fig3_n,
-                       args.fig3_dont_know, args.reps, args.seed, workers=args.workers,
+                       args.fig3_dont_know, args.reps, rng=args.seed, workers=args.workers,
                        progress=show_progress(args, not (args.json or args.no_progress)))
     written = [str(path) for path in planned]
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_probability
+from .._validation import NOT_GIVEN, check_int, check_probability, renamed_rng
 from ..catalog import dont_know, q_lambda
 from ..errors import InvalidParameterError
 from ..estimation.dont_know import DontKnowAnalysis, dont_know_from_c_eps, epsilon_q_lambda
@@ -75,19 +75,23 @@ class ShaferPoint:
 
 
 def shafer_grid(cs: Sequence[float], epsilons: Sequence[float], pi: float,
-                n: int | Sequence[int], reps: int = 1000, seed: Any = None, *,
-                on_point: Callable[[], None] | None = None,
+                n: int | Sequence[int], reps: int = 1000, rng: Any = None, *,
+                on_point: Callable[[], None] | None = None, seed: Any = NOT_GIVEN,
                 **options: Any) -> tuple[ShaferPoint, ...]:
     r"""Closed-form (exact and approximate A) and simulated ``nu^S`` on a (c, n, eps) grid.
 
     For every ``c`` in ``cs``, every ``n`` (an int or a sequence) and every ``eps`` in
     ``epsilons``: ``p, q`` from :func:`~mechdesign.estimation.dont_know.dont_know_from_c_eps`,
     Thm 3.10 with the exact and the approximate A, and, when ``reps > 0``,
-    :func:`~mechdesign.estimation.simulation.simulate_dont_know` with its own child of
-    ``SeedSequence(seed)`` (so each point is reproducible on its own). ``options`` go to the
-    simulator. Points come in the order c, n, eps. ``on_point`` (optional) is called after
-    each simulated point (progress reporting).
+    :func:`~mechdesign.estimation.simulation.simulate_dont_know` with its own child of the
+    root ``SeedSequence`` of ``rng`` (None, an int, a ``SeedSequence`` or a numpy
+    ``Generator``; see :func:`~mechdesign.estimation.simulation.as_seed_sequence`), so each
+    point is reproducible on its own. ``seed=``, the former name of ``rng``, still works for
+    one release with a :class:`DeprecationWarning`. ``options`` go to the simulator. Points
+    come in the order c, n, eps. ``on_point`` (optional) is called after each simulated
+    point (progress reporting).
     """
+    rng = renamed_rng(rng, seed, "shafer_grid")
     ns = [n] if isinstance(n, int | np.integer) else list(n)
     ns = [check_int(v, "n", 1) for v in ns]
     pi = check_probability(pi, "pi")
@@ -101,7 +105,7 @@ def shafer_grid(cs: Sequence[float], epsilons: Sequence[float], pi: float,
         if not 0 < e < np.inf:
             raise InvalidParameterError(
                 f"epsilon must be > 0 and finite (eps = 0 makes p = q: no information), got {e!r}")
-    seeds = as_seed_sequence(seed).spawn(len(settings)) if reps else [None] * len(settings)
+    seeds = as_seed_sequence(rng).spawn(len(settings)) if reps else [None] * len(settings)
     out = []
     for (c, nn, e), ss in zip(settings, seeds, strict=True):
         p, q = dont_know_from_c_eps(c, e)
@@ -129,23 +133,26 @@ class PathPoint:
 
 
 def simulate_path(analysis: DontKnowAnalysis, lambdas: Sequence[float], reps: int = 1000,
-                  seed: Any = None, *, on_point: Callable[[], None] | None = None,
-                  **options: Any) -> tuple[PathPoint, ...]:
+                  rng: Any = None, *, on_point: Callable[[], None] | None = None,
+                  seed: Any = NOT_GIVEN, **options: Any) -> tuple[PathPoint, ...]:
     r"""Simulate the unbiased Q_lambda estimator at each lambda (Fig. 5's simulated points).
 
     Each ``Q_lambda = q_lambda(p, q, lam)`` survey is answered with
     :func:`~mechdesign.estimation.estimators.estimate_q_lambda`; its MSE estimates
     ``nu_lambda`` (:func:`~mechdesign.estimation.variances.variance_q_lambda`). Each lambda
-    gets its own child of ``SeedSequence(seed)``; ``options`` go to
+    gets its own child of the root ``SeedSequence`` of ``rng`` (as in :func:`shafer_grid`;
+    ``seed=``, its former name, still works for one release with a
+    :class:`DeprecationWarning`); ``options`` go to
     :func:`~mechdesign.estimation.simulation.simulate`. ``on_point`` (optional) is called after
     each lambda (progress reporting). A lambda whose Q_lambda is uninformative
     (``p + lambda d = 1/2``, possible only at ``p <= 1/2``: ``analysis.lambda_uninformative``)
     has no estimator and no point: it is left out of the result (``nu_lambda = inf``).
     """
+    rng = renamed_rng(rng, seed, "simulate_path")
     lam = as_probability_array(lambdas, "lambdas").ravel()
     reps = check_int(reps, "reps", 2)
     a = analysis
-    seeds = as_seed_sequence(seed).spawn(lam.size)
+    seeds = as_seed_sequence(rng).spawn(lam.size)
     out = []
     d = max(1.0 - a.p - a.q, 0.0)
     for value, ss in zip(lam.tolist(), seeds, strict=True):

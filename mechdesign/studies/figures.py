@@ -31,6 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle as RectPatch
 
+from .._validation import NOT_GIVEN, renamed_rng
 from ..errors import InvalidParameterError
 from ..estimation.dont_know import DontKnowAnalysis, shafer_variance_curve
 from ..estimation.simulation import SimulationResult
@@ -134,19 +135,26 @@ def figure_1(points: Sequence[ShaferPoint], pi: float, *, exact: bool = True) ->
 
 
 def figure_2(points: Sequence[ShaferPoint], pi: float, *, exact: bool = True,
-             cloud: int = 1500, seed: int = 0) -> Figure:
+             cloud: int = 1500, rng: int | np.random.Generator | None = 0,
+             seed: Any = NOT_GIVEN) -> Figure:
     r"""Fig. 2: Warner's mechanism is optimal among the Q_2x3 mechanisms at every eps.
 
     Left: ``(eps^S, nu^S)`` of ``cloud`` random Q_2x3(p, q) (p > q, p + q <= 1, eps <= 4;
     closed form, coloured by c) above Warner's curve, with the simulated Warner points.
     Right: ``nu^S(eps; c) / nu_Warner(eps)`` for each c of ``points`` (>= 1, = 1 at c = 1),
     with the simulated ratios. ``nu^S >= nu_W`` because ``A(n, c) >= 1/n`` (Jensen).
+
+    ``rng`` draws the cloud: an int seed (default 0, the same cloud every time), a numpy
+    ``Generator`` or None (fresh entropy). ``seed=``, its former name, still works for one
+    release with a :class:`DeprecationWarning`.
     """
+    if seed is not NOT_GIVEN and isinstance(rng, int) and rng == 0:
+        rng = None  # rng left at its default: seed= alone names the source
+    rng = np.random.default_rng(renamed_rng(rng, seed, "figure_2"))
     ns = {pt.n for pt in points}
     if len(ns) != 1:
         raise InvalidParameterError(f"figure_2 needs points with one n, got {sorted(ns)}")
     n = ns.pop()
-    rng = np.random.default_rng(seed)
     # uniform on the triangle {q < p, p + q <= 1}: fold a unit-square draw
     p = rng.uniform(0, 1, 4 * cloud)
     q = rng.uniform(0, 1, 4 * cloud)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._progress import Progress, ProgressArg
-from .._validation import check_int, check_probability
+from .._validation import NOT_GIVEN, check_int, check_probability, renamed_rng
 from ..errors import InvalidParameterError
 from ..estimation.dont_know import DontKnowAnalysis, dont_know_analysis, epsilon_q_lambda
 from ..estimation.simulation import SimulationResult, as_seed_sequence, simulate_dont_know
@@ -76,7 +76,7 @@ class WarnerComparison:
     p, q, pi, n, cs, epsilons, fig3_n, fig3_dont_know, reps
         The settings (sequences as tuples).
     seed : int
-        The root entropy of the simulations (repeat a run by passing it back).
+        The root entropy of the simulations (repeat a run by passing it back as ``rng=``).
     analysis : DontKnowAnalysis
         :func:`~mechdesign.estimation.dont_know.dont_know_analysis` of Q_2x3(p, q).
     rows : tuple of ComparisonRow
@@ -138,8 +138,8 @@ def compare_warner(p: float = 0.6, q: float = 0.2, pi: float = FIGURE_PI, n: int
                    epsilons: Sequence[float] = FIGURE_EPSILONS,
                    fig3_n: Sequence[int] = FIGURE3_N,
                    fig3_dont_know: float = FIGURE3_DONT_KNOW, reps: int = 1000,
-                   seed: Any = None, *, workers: int = 1,
-                   progress: ProgressArg = False) -> WarnerComparison:
+                   rng: Any = None, *, workers: int = 1,
+                   progress: ProgressArg = False, seed: Any = NOT_GIVEN) -> WarnerComparison:
     r"""Warner versus "don't know": closed forms and simulations behind ``compare-warner``.
 
     Parameters
@@ -157,20 +157,26 @@ def compare_warner(p: float = 0.6, q: float = 0.2, pi: float = FIGURE_PI, n: int
         Fig. 3: survey sizes, and the fixed "don't know" probability ``1 - p - q`` in [0, 1).
     reps : int
         Simulated surveys per point (0: closed forms only, else >= 2).
-    seed : None, int or numpy.random.SeedSequence
-        Root of the simulations: its four children seed the Q_2x3 simulation, the Q_lambda
-        path, the Figs 1-2 grid and the Fig. 3 grid (``None``: fresh entropy, recorded).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Root of the simulations (see
+        :func:`~mechdesign.estimation.simulation.as_seed_sequence`): its four children seed
+        the Q_2x3 simulation, the Q_lambda path, the Figs 1-2 grid and the Fig. 3 grid
+        (``None``: fresh entropy, recorded in the result's ``seed``).
     workers : int
         Processes shared by every simulation (one pool; results do not depend on it).
     progress : bool or callable
         ``True``: ``compare-warner: i/N simulated points`` on stderr after each simulated
         point (one line rewritten on a terminal, plain lines at most once a second
         otherwise); a callable is called as ``progress(i, N)``.
+    seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        The former name of ``rng``: still works for one release, with a
+        :class:`DeprecationWarning`.
 
     Returns
     -------
     WarnerComparison
     """
+    rng = renamed_rng(rng, seed, "compare_warner")
     p = check_probability(p, "p")
     q = check_probability(q, "q")
     pi = check_probability(pi, "pi")
@@ -184,7 +190,7 @@ def compare_warner(p: float = 0.6, q: float = 0.2, pi: float = FIGURE_PI, n: int
         raise InvalidParameterError(f"fig3_dont_know must lie in [0, 1), got {fig3_dont_know!r}")
     cs, epsilons = tuple(float(c) for c in cs), tuple(float(e) for e in epsilons)
     fig3_n = tuple(check_int(v, "fig3_n", 1) for v in fig3_n)
-    root = as_seed_sequence(seed)
+    root = as_seed_sequence(rng)
     seeds = root.spawn(4)
     analysis = dont_know_analysis(p, q, pi, n)
     total = (1 + len(PATH_LAMBDAS) + len(epsilons) * (len(cs) + len(fig3_n))) if reps else 0

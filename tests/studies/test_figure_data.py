@@ -14,8 +14,8 @@ from mechdesign.studies.figure_data import figure_4_curves, shafer_grid, simulat
 
 
 def test_shafer_grid_points_and_reproducibility():
-    g1 = shafer_grid([1.0, 0.5], [1.0, 2.0], 0.3, [10, 100], reps=50, seed=7)
-    g2 = shafer_grid([1.0, 0.5], [1.0, 2.0], 0.3, [10, 100], reps=50, seed=7)
+    g1 = shafer_grid([1.0, 0.5], [1.0, 2.0], 0.3, [10, 100], reps=50, rng=7)
+    g2 = shafer_grid([1.0, 0.5], [1.0, 2.0], 0.3, [10, 100], reps=50, rng=7)
     assert [(pt.c, pt.n, pt.epsilon) for pt in g1] == [
         (c, n, e) for c in (1.0, 0.5) for n in (10, 100) for e in (1.0, 2.0)]
     assert [pt.simulated.mse for pt in g1] == [pt.simulated.mse for pt in g2]
@@ -28,7 +28,7 @@ def test_shafer_grid_points_and_reproducibility():
 
 def test_simulated_path_agrees_with_closed_form():
     a = dont_know_analysis(0.6, 0.2, 0.3, 100)
-    for pt in simulate_path(a, [0.0, 0.5, 1.0], reps=4000, seed=11):
+    for pt in simulate_path(a, [0.0, 0.5, 1.0], reps=4000, rng=11):
         assert pt.variance == pytest.approx(
             float(variance_warner(0.6 + pt.lam * 0.2, 0.3, 100)), rel=1e-13)
         assert abs(pt.simulated.mse - pt.variance) <= 4 * pt.simulated.stderr
@@ -39,10 +39,10 @@ def test_simulated_path_below_half_skips_the_uninformative_completion():
     # (nu_0 = inf); Q_2x3(0.4, 0.1): Q_0 = warner(0.4) flips the answers and is simulated
     ticks = []
     a = dont_know_analysis(0.5, 0.2, 0.3, 100)
-    pts = simulate_path(a, [0.0, 0.5, 1.0], reps=400, seed=3, on_point=lambda: ticks.append(1))
+    pts = simulate_path(a, [0.0, 0.5, 1.0], reps=400, rng=3, on_point=lambda: ticks.append(1))
     assert [pt.lam for pt in pts] == [0.5, 1.0] and len(ticks) == 3
     b = dont_know_analysis(0.4, 0.1, 0.3, 100)
-    (pt,) = simulate_path(b, [0.0], reps=4000, seed=5)
+    (pt,) = simulate_path(b, [0.0], reps=4000, rng=5)
     # eps = |ln(0.4/0.6)| = ln 1.5; Eq. (1) at p = 0.4: (-(0.04) + 1/(4 * 0.04))/100 = 0.0621
     assert pt.epsilon == pytest.approx(np.log(1.5), rel=1e-14)
     assert pt.variance == pytest.approx(0.0621, rel=1e-13)
@@ -84,3 +84,30 @@ def test_figure_4_at_q_zero_has_no_reference_curve():
     np.testing.assert_allclose(np.column_stack(curves["T^pe"]),
                                [[0, 1], [0.3, 0.3], [1, 0]], atol=1e-15)
     np.testing.assert_array_equal(np.column_stack(curves["T^op"]), [[0, 0], [1, 0]])
+
+
+# ------------------------------------------------------------------ one name for the random source
+def test_rng_is_the_name_and_seed_still_works_with_a_warning():
+    # the library names its random source rng (simulate, Mechanism.sample); seed= is the
+    # deprecated name, kept for one release: the same draws, one warning naming rng per call
+    new = shafer_grid([0.9], [1.0, 2.0], 0.3, 20, reps=30, rng=7)
+    with pytest.warns(DeprecationWarning, match=r"shafer_grid\(seed=\.\.\.\).*use rng=") as w:
+        old = shafer_grid([0.9], [1.0, 2.0], 0.3, 20, reps=30, seed=7)
+    assert len(w) == 1
+    assert [p.simulated.mse for p in old] == [p.simulated.mse for p in new]
+    a = dont_know_analysis(0.6, 0.2, 0.3, 20)
+    new_path = simulate_path(a, [0.0, 1.0], reps=30, rng=3)
+    with pytest.warns(DeprecationWarning, match=r"simulate_path\(seed=\.\.\.\).*use rng=") as w:
+        old_path = simulate_path(a, [0.0, 1.0], reps=30, seed=3)
+    assert len(w) == 1
+    assert [p.simulated.mse for p in old_path] == [p.simulated.mse for p in new_path]
+    with pytest.raises(InvalidParameterError, match="rng=1 and seed=2"):
+        shafer_grid([0.9], [1.0], 0.3, 20, reps=30, rng=1, seed=2)
+    with pytest.raises(InvalidParameterError, match="rng=1 and seed=2"):
+        simulate_path(a, [0.0], reps=30, rng=1, seed=2)
+
+
+def test_a_generator_roots_a_reproducible_grid():
+    a = shafer_grid([0.9], [1.0], 0.3, 20, reps=30, rng=np.random.default_rng(8))
+    b = shafer_grid([0.9], [1.0], 0.3, 20, reps=30, rng=np.random.default_rng(8))
+    assert a[0].simulated.mse == b[0].simulated.mse
