@@ -42,7 +42,7 @@ def main() -> None:
         rows = [0, m.n_inputs - 1]
         cells = []
         for sampler in (BisectionSampler(m.matrix), m.exact_sampler):
-            times, labels = time_calls(sampler.draw, rows, args.n, seed=7)
+            times, labels = time_calls(sampler.draw, rows, args.n, rng=7)
             acc = threshold_accuracy(times, labels)
             cells.append(f"{acc:6.3f} {np.mean(times) / 1e3:7.2f} us")
         print(f"{name:44s} {cells[0]:>22s} {cells[1]:>22s}")

@@ -161,7 +161,7 @@ def test_the_work_of_one_call_does_not_reveal_the_row(name):
     # wall-clock attack (work inside a line: integer sizes) is benchmarks/sampler_timing.py.
     m = md.Mechanism(np.asarray(TIMING_CASES[name]()))
     with WorkClock() as clock:
-        times, labels = time_calls(m.sample, [0, m.n_inputs - 1], TIMING_CALLS, seed=5,
+        times, labels = time_calls(m.sample, [0, m.n_inputs - 1], TIMING_CALLS, rng=5,
                                    clock=clock)
     assert np.unique(times).size == 1, (name, np.unique(times[labels == 0]),
                                         np.unique(times[labels == 1]))
@@ -173,8 +173,34 @@ def test_the_timing_check_detects_the_old_sampler():
     # at scales 2^1 and 2^55 draw integers of different sizes (9 and 15 random bytes)
     old = BisectionSampler(np.array([[0.5, 0.5], [0.1, 0.9]]))
     with WorkClock() as clock:
-        times, labels = time_calls(old.draw, [0, 1], TIMING_CALLS, seed=5, clock=clock)
+        times, labels = time_calls(old.draw, [0, 1], TIMING_CALLS, rng=5, clock=clock)
     assert threshold_accuracy(times, labels) > 0.75
+
+
+def test_the_timing_check_takes_rng_and_seed_still_works_with_a_warning():
+    # one name for the random source: rng (an int seed, a Generator or None); seed=, the
+    # former name, is kept for one release with a warning naming rng, and draws the same
+    # interleaving and the same train/test split
+    def run(**kw):
+        clock = itertools.count().__next__  # every call "takes" 1
+        return time_calls(lambda s: None, [0, 1], 50, warmup=0, clock=clock, **kw)
+
+    times, labels = run(rng=5)
+    with pytest.warns(DeprecationWarning, match=r"time_calls\(seed=\.\.\.\).*use rng=") as w:
+        old_times, old_labels = run(seed=5)
+    assert len(w) == 1
+    assert (old_labels == labels).all() and (old_times == times).all()
+    assert (run(rng=np.random.default_rng(5))[1] == labels).all()
+    assert not (run()[1] == labels).all()  # the default is rng=0, another interleaving
+    with pytest.raises(md.errors.InvalidParameterError, match="rng=4 and seed=5"):
+        run(rng=4, seed=5)
+    # noisy times, label 1 slower on average: the accuracy depends on the split
+    noisy = np.random.default_rng(0).normal(size=labels.size) + 0.5 * labels
+    acc = threshold_accuracy(noisy, labels, rng=9)
+    with pytest.warns(DeprecationWarning,
+                      match=r"threshold_accuracy\(seed=\.\.\.\).*use rng="):
+        assert threshold_accuracy(noisy, labels, seed=9) == acc
+    assert threshold_accuracy(noisy, labels) == threshold_accuracy(noisy, labels, rng=1)
 
 
 def test_the_work_clock_counts_random_bytes_and_restores_urandom():

@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import NOT_GIVEN, renamed_rng
+
 __all__ = [
     "BisectionSampler",
     "FakeClock",
@@ -37,8 +39,9 @@ __all__ = [
 ]
 
 
-def time_calls(fn: Callable[[Any], object], secrets: Sequence[Any], n: int, seed: int = 0,
-               warmup: int = 200, clock: Callable[[], int] = time.perf_counter_ns
+def time_calls(fn: Callable[[Any], object], secrets: Sequence[Any], n: int,
+               rng: int | np.random.Generator | None = 0, warmup: int = 200,
+               clock: Callable[[], int] = time.perf_counter_ns, *, seed: Any = NOT_GIVEN
                ) -> tuple[np.ndarray, np.ndarray]:
     """Times of ``n`` single calls ``fn(s)`` per secret, interleaved at random; returns
     ``(times, labels)`` with ``labels`` the index of the secret of each call. The garbage
@@ -52,16 +55,20 @@ def time_calls(fn: Callable[[Any], object], secrets: Sequence[Any], n: int, seed
         The secrets; labels are their indices.
     n : int
         Calls per secret.
-    seed : int
-        Seed of the interleaving.
+    rng : int, numpy.random.Generator or None
+        The random source of the interleaving: an int seed (default 0), a ``Generator``, or
+        None (fresh entropy).
     warmup : int
         Untimed calls first.
     clock : callable
         Read before and after each call: ``time.perf_counter_ns`` (nanoseconds, the
         default), or a deterministic :class:`WorkClock`.
+    seed : int, numpy.random.Generator or None
+        The former name of ``rng``: still works for one release, with a
+        :class:`DeprecationWarning`.
     """
-    rng = np.random.default_rng(seed)
-    labels = rng.permutation(np.repeat(np.arange(len(secrets)), n))
+    gen = np.random.default_rng(renamed_rng(_unless_default(rng, 0, seed), seed, "time_calls"))
+    labels = gen.permutation(np.repeat(np.arange(len(secrets)), n))
     for i in range(warmup):
         fn(secrets[i % len(secrets)])
     times = np.empty(labels.size, dtype=np.int64)
@@ -79,13 +86,18 @@ def time_calls(fn: Callable[[Any], object], secrets: Sequence[Any], n: int, seed
     return times, labels
 
 
-def threshold_accuracy(times: np.ndarray, labels: np.ndarray, seed: int = 1) -> float:
+def threshold_accuracy(times: np.ndarray, labels: np.ndarray,
+                       rng: int | np.random.Generator | None = 1, *,
+                       seed: Any = NOT_GIVEN) -> float:
     """Test accuracy of the best single-threshold classifier between labels 0 and 1, trained
     on a random half of the calls (thresholds at the training times' percentiles 1..99, both
-    sides) and scored on the other half."""
+    sides) and scored on the other half. ``rng`` splits the calls (an int seed, default 1, a
+    numpy ``Generator`` or None for fresh entropy); ``seed=``, its former name, still works
+    for one release with a :class:`DeprecationWarning`."""
+    source = renamed_rng(_unless_default(rng, 1, seed), seed, "threshold_accuracy")
     keep = labels < 2
     t, y = np.asarray(times)[keep], np.asarray(labels)[keep]
-    order = np.random.default_rng(seed).permutation(t.size)
+    order = np.random.default_rng(source).permutation(t.size)
     train, test = order[: t.size // 2], order[t.size // 2:]
     best, rule = -1.0, (0.0, True)
     for thr in np.percentile(t[train], np.arange(1, 100)):
@@ -96,6 +108,15 @@ def threshold_accuracy(times: np.ndarray, labels: np.ndarray, seed: int = 1) -> 
                 best, rule = acc, (thr, above_is_one)
     thr, above_is_one = rule
     return float(np.mean(((t[test] > thr) == above_is_one) == (y[test] == 1)))
+
+
+def _unless_default(rng: Any, default: int, seed: Any) -> Any:
+    """``rng``, or None when ``seed=`` (the deprecated name) is given and ``rng`` is still
+    its default seed: :func:`~mechdesign._validation.renamed_rng` then takes ``seed`` and
+    refuses only an ``rng`` the caller passed too."""
+    if seed is not NOT_GIVEN and isinstance(rng, int) and rng == default:
+        return None
+    return rng
 
 
 class BisectionSampler:
