@@ -1,6 +1,7 @@
 """Packaging: the version (``--version``, ``python -m mechdesign``, the installed metadata),
-the built-in problem files (``--example``, ``mechdesign examples``, package data), the
-LICENSE and ``py.typed`` in the wheel."""
+the built-in problem files (``--example`` from any folder, package data), the LICENSE and
+``py.typed`` in the wheel. (The examples' names and paths: tests/io/test_examples.py;
+``mechdesign examples``: tests/cli/test_examples.py.)"""
 
 from __future__ import annotations
 
@@ -17,8 +18,7 @@ import pytest
 
 import mechdesign as md
 from mechdesign.cli.main import main
-from mechdesign.errors import InvalidParameterError
-from mechdesign.io import example_names, example_path, load_example, load_problem
+from mechdesign.io import example_names
 from tests.paths import PROBLEMS, REPOSITORY
 
 
@@ -48,22 +48,6 @@ def test_python_dash_m_runs_the_cli():
     assert "--example NAME" in bad.stderr
 
 
-def test_examples_are_the_shipped_problem_files():
-    assert example_names() == sorted(p.stem for p in PROBLEMS.glob("*.toml"))
-    assert len(example_names()) == 16
-    assert example_path("krr_hamming") == PROBLEMS / "krr_hamming.toml"
-    assert example_path("krr_hamming.toml") == PROBLEMS / "krr_hamming.toml"
-    pf = load_example("krr_hamming")
-    assert pf.title == load_problem(PROBLEMS / "krr_hamming.toml").title
-    # the file's reference value is k-RR's (k-1)/(e^eps+k-1), k = 3, eps = 1
-    assert pf.expected.value == pytest.approx(2 / (math.e + 2), rel=1e-15)
-
-
-def test_an_unknown_example_names_itself_and_the_choices():
-    with pytest.raises(InvalidParameterError, match=r"'krr_hamingg'.*krr_hamming"):
-        example_path("krr_hamingg")
-
-
 def test_solve_example_from_any_folder(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rc, out, err = run(capsys, "solve", "--example", "krr_hamming", "--json")
@@ -83,16 +67,6 @@ def test_problem_argument_errors(capsys, argv, message):
     assert rc == 2
     assert err.startswith("mechdesign: error: ") and message in err
     assert err.count("\n") == 1
-
-
-def test_examples_command_lists_and_prints(capsys):
-    rc, out, _ = run(capsys, "examples")
-    assert rc == 0
-    for name in example_names():
-        assert f"\n{name} " in out
-    rc, out, _ = run(capsys, "examples", "holohan_binary")
-    assert rc == 0
-    assert out == (PROBLEMS / "holohan_binary.toml").read_text(encoding="utf-8")
 
 
 def test_py_typed_marker_is_in_the_package():

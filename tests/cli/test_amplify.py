@@ -1,7 +1,8 @@
 """``mechdesign amplify subsample MECH --p P [--reference ...]``: the exact epsilon of the
 subsampled matrix beside the theorem; ``--epsilon`` alone is the theorem.
-``mechdesign amplify shuffle MECH --exact [--gamma ...]``: the exact shuffled epsilon of the
-honest users beside the numeric bound."""
+``mechdesign amplify shuffle``: every method's epsilon (equal to the library's), from a
+mechanism or an epsilon0, and with ``--exact [--gamma ...]`` the exact shuffled epsilon of
+the honest users beside the numeric bound; ``amplify shuffle-to-ldp``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import math
 import pytest
 
 import mechdesign as md
-from mechdesign.accounting import exact_shuffle_epsilon, shuffle_epsilon
+from mechdesign.accounting import exact_shuffle_epsilon, shuffle_epsilon, subsampling_bound
 from mechdesign.cli.main import main
 from mechdesign.privacy import epsilon_ldp
 
@@ -79,3 +80,42 @@ def test_cli_amplify_shuffle_exact(capsys):
     assert main(["amplify", "shuffle", "--epsilon0", "1", "--n", "5", "--delta", "0.1",
                  "--exact"]) == 2
     assert "--exact needs a mechanism" in capsys.readouterr().err
+
+
+def run_argv_json(capsys, *argv: str):
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_amplify_shuffle_all_methods(capsys):
+    out = run_argv_json(capsys, "amplify", "shuffle", "--epsilon0", "4", "--n", "1e5", "--delta",
+                   "1e-6", "--method", "all", "--json")
+    by = {r["method"]: r for r in out}
+    assert 0.1675 < by["numeric"]["epsilon"] < 0.1728
+    assert by["numeric"]["epsilon"] == shuffle_epsilon(4.0, 10**5, 1e-6).epsilon
+    assert by["closed_form_fmt21"]["epsilon"] == pytest.approx(0.5378, abs=5e-5)
+    assert by["closed_form"]["restricted"] is True
+    assert main(["amplify", "shuffle", "--epsilon0", "4", "--n", "100000", "--delta", "1e-6",
+                 "--method", "all"]) == 0
+    text = capsys.readouterr().out
+    assert "restricted class (erratum)" in text and "note (closed_form)" in text
+
+
+def test_amplify_shuffle_from_mechanism(capsys):
+    out = run_argv_json(capsys, "amplify", "shuffle", "randomized_response", "k=3", "epsilon=2",
+                   "--n", "10000", "--delta", "1e-8", "--json")
+    assert out[0]["epsilon0"] == pytest.approx(2.0)
+    assert out[0]["epsilon"] == shuffle_epsilon(
+        md.epsilon_ldp(md.randomized_response(3, 2.0)), 10**4, 1e-8).epsilon
+
+
+def test_amplify_subsample_and_shuffle_to_ldp(capsys):
+    out = run_argv_json(capsys, "amplify", "subsample", "--epsilon", "1", "--delta", "1e-6",
+                   "--p", "0.01", "--json")
+    assert out[0]["epsilon"] == subsampling_bound(1.0, 1e-6, 0.01).epsilon
+    assert out[0]["delta"] == pytest.approx(1e-8)
+    out = run_argv_json(capsys, "amplify", "shuffle-to-ldp", "--epsilon", "0.5", "--delta",
+                   "1e-6", "--n", "1000", "--json")
+    assert out[0]["epsilon"] == pytest.approx(0.5 + math.log(1000))
+    assert main(["amplify", "subsample", "--epsilon", "1", "--p", "0.5"]) == 0
+    assert "amplified epsilon" in capsys.readouterr().out

@@ -1,14 +1,11 @@
-"""The ``mechdesign`` command line: help, ``check`` on catalog constructors and mechanism
-files, one-line errors, exit statuses and a quiet broken pipe (the files themselves are
-checked in tests/io/test_matrices.py)."""
+"""``mechdesign check`` on catalog constructors and mechanism files, its one-line errors and
+exit statuses (the files themselves are checked in tests/io/test_matrices.py; help, usage
+errors, the console script and a broken pipe in tests/cli/test_main.py)."""
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,20 +25,6 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     rc = main(list(argv))
     out, err = capsys.readouterr()
     return rc, out, err
-
-
-def test_help_lists_check(capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(["--help"])
-    assert exc.value.code == 0
-    out = capsys.readouterr().out
-    assert "check" in out and "usage: mechdesign" in out
-
-
-def test_no_command_prints_help_and_fails(capsys):
-    rc, out, _ = run(capsys)
-    assert rc != 0
-    assert "check" in out
 
 
 def test_check_catalog_table(capsys):
@@ -160,28 +143,6 @@ def test_check_errors_are_one_line(capsys, tmp_path, argv, needle):
     assert_one_line_error(rc, capsys.readouterr(), needle)
 
 
-def test_argparse_usage_errors_exit_non_zero_without_traceback(capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(["check", "warner", "p=0.75", "--bogus"])
-    assert exc.value.code != 0
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    assert err.strip().splitlines()[-1] == "mechdesign: error: unrecognized arguments: --bogus"
-
-
-def test_console_script_subprocess():
-    script = Path(sys.executable).parent / "mechdesign"
-    assert script.exists(), f"console script not installed next to {sys.executable}"
-    ok = subprocess.run([str(script), "check", "dont_know", "p=0.6", "q=0.2", "--json"],
-                        capture_output=True, text=True, timeout=60)
-    assert ok.returncode == 0, ok.stderr
-    assert json.loads(ok.stdout)["measures"]["epsilon_wldp"] == pytest.approx(LN(4), abs=1e-12)
-    bad = subprocess.run([str(script), "check", "warner", "p=2"],
-                         capture_output=True, text=True, timeout=60)
-    assert bad.returncode != 0
-    assert bad.stderr.strip() == "mechdesign: error: p must lie in [0, 1], got 2.0"
-
-
 # --------------------------------------------------------------------------- more CLI errors
 
 
@@ -279,33 +240,3 @@ def test_check_bayesian_evidential_beyond_64_outputs(capsys, tmp_path):
     for key in ("epsilon_sldp_mass", "epsilon_sldp_pl", "epsilon_sldp_bel", "epsilon_wldp",
                 "epsilon_ldp"):
         assert result["measures"][key] == pytest.approx(1.0, rel=1e-14), key
-
-
-def test_broken_pipe_is_quiet():
-    """`mechdesign ... | head` must not end with "[Errno 32] Broken pipe" or a traceback."""
-    script = Path(sys.executable).parent / "mechdesign"
-    r, w = os.pipe()
-    os.close(r)  # the reader is gone before the first write
-    try:
-        proc = subprocess.run([str(script), "check", "dont_know", "p=0.6", "q=0.2"],
-                              stdout=w, stderr=subprocess.PIPE, text=True, timeout=60)
-    finally:
-        os.close(w)
-    assert proc.stderr == ""
-    assert proc.returncode == 1
-
-
-def test_broken_pipe_in_process(monkeypatch, capsys):
-    class ClosedPipe:
-        def write(self, text: str) -> int:
-            raise BrokenPipeError(32, "Broken pipe")
-
-        def flush(self) -> None:
-            raise BrokenPipeError(32, "Broken pipe")
-
-    monkeypatch.setattr(sys, "stdout", ClosedPipe())
-    rc = main(["check", "warner", "p=0.75"])
-    monkeypatch.undo()
-    assert rc == 1
-    assert capsys.readouterr().err == ""
-

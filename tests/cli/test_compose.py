@@ -1,4 +1,7 @@
-"""``mechdesign compose`` and ``mechdesign amplify``: tables, JSON, the profile PNG, bad input."""
+"""Tests of :mod:`mechdesign.cli.compose`, ``mechdesign compose``: tables, JSON equal to
+the library's composition, the profile PNG, bad input (one line, exit status 2), and a
+zero-private mechanism answered at any number of uses. (``mechdesign amplify``:
+test_amplify.py.)"""
 
 from __future__ import annotations
 
@@ -12,8 +15,6 @@ from mechdesign.accounting import (
     delta_composed,
     epsilon_composed,
     optimal_composition_epsilon,
-    shuffle_epsilon,
-    subsampling_bound,
 )
 from mechdesign.cli.main import main
 
@@ -92,40 +93,6 @@ def test_argparse_rejects_bad_k(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["compose", "warner", "p=0.7", "--k", "2.5", "--delta", "0.1"])
     assert exc.value.code == 2
-
-
-def test_amplify_shuffle_all_methods(capsys):
-    out = run_json(capsys, "amplify", "shuffle", "--epsilon0", "4", "--n", "1e5", "--delta",
-                   "1e-6", "--method", "all", "--json")
-    by = {r["method"]: r for r in out}
-    assert 0.1675 < by["numeric"]["epsilon"] < 0.1728
-    assert by["numeric"]["epsilon"] == shuffle_epsilon(4.0, 10**5, 1e-6).epsilon
-    assert by["closed_form_fmt21"]["epsilon"] == pytest.approx(0.5378, abs=5e-5)
-    assert by["closed_form"]["restricted"] is True
-    assert main(["amplify", "shuffle", "--epsilon0", "4", "--n", "100000", "--delta", "1e-6",
-                 "--method", "all"]) == 0
-    text = capsys.readouterr().out
-    assert "restricted class (erratum)" in text and "note (closed_form)" in text
-
-
-def test_amplify_shuffle_from_mechanism(capsys):
-    out = run_json(capsys, "amplify", "shuffle", "randomized_response", "k=3", "epsilon=2",
-                   "--n", "10000", "--delta", "1e-8", "--json")
-    assert out[0]["epsilon0"] == pytest.approx(2.0)
-    assert out[0]["epsilon"] == shuffle_epsilon(
-        md.epsilon_ldp(md.randomized_response(3, 2.0)), 10**4, 1e-8).epsilon
-
-
-def test_amplify_subsample_and_shuffle_to_ldp(capsys):
-    out = run_json(capsys, "amplify", "subsample", "--epsilon", "1", "--delta", "1e-6",
-                   "--p", "0.01", "--json")
-    assert out[0]["epsilon"] == subsampling_bound(1.0, 1e-6, 0.01).epsilon
-    assert out[0]["delta"] == pytest.approx(1e-8)
-    out = run_json(capsys, "amplify", "shuffle-to-ldp", "--epsilon", "0.5", "--delta",
-                   "1e-6", "--n", "1000", "--json")
-    assert out[0]["epsilon"] == pytest.approx(0.5 + math.log(1000))
-    assert main(["amplify", "subsample", "--epsilon", "1", "--p", "0.5"]) == 0
-    assert "amplified epsilon" in capsys.readouterr().out
 
 
 def test_compose_of_a_zero_private_mechanism_answers_at_any_k(capsys):

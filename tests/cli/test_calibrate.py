@@ -1,5 +1,6 @@
-"""``mechdesign calibrate``: the table with both ends of the step, JSON equal to the library,
-one-line errors with exit status 2."""
+"""Tests of :mod:`mechdesign.cli.calibrate`, ``mechdesign calibrate``: the table with both
+ends of the step, JSON equal to the library's calibration, one-line errors with exit
+status 2."""
 
 from __future__ import annotations
 
