@@ -61,8 +61,6 @@ KNOWN_WITHOUT_MIRROR: dict[str, dict[str, str]] = {
                           "tests/design/test_row_generation.py": "solve_program"},
     "errors": {"tests/test_bad_input.py": "InvalidParameterError",
                "tests/test_bad_input_corpus.py": "ValidationError"},
-    "io.survey": {"tests/io/test_strict_files.py": "read_reports",
-                  "tests/cli/test_survey.py": "read_reports"},
     "losses": {"tests/design/test_design.py": "hamming",
                "tests/test_bad_input_corpus.py": "from_distance"},
     "testing.cases": {"tests/design/test_design_fuzz.py": "NOTION_KINDS"},

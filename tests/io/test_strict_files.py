@@ -5,7 +5,8 @@ and names errors in one style (file, 1-based row/line and column).
 
 Messages never quote the offending cell (the file policy of tests/io/test_file_policy.py:
 no error message contains data read from a file, and values files hold respondents' data);
-they say what kind of text is wrong instead, and each test below checks both.
+they say what kind of text is wrong instead, and each test below checks both. (The same
+rules for survey values and reports files: tests/io/test_survey.py.)
 """
 
 from __future__ import annotations
@@ -31,8 +32,7 @@ from mechdesign.io.matrices import (
     save_mechanism,
 )
 from mechdesign.io.problems import load_problem, loads_problem
-from mechdesign.io.survey import format_reports, load_randomizer, read_reports, read_values
-from mechdesign.oracles import oracle
+from mechdesign.io.survey import load_randomizer
 
 BOM = b"\xef\xbb\xbf"
 
@@ -244,43 +244,12 @@ def test_duplicate_keys_in_an_oracle_file_are_refused_without_quoting_unknown_ke
 # ------------------------------------------------------------ 4. strict integers
 
 
-@pytest.fixture
-def olh():
-    return oracle("local_hashing", k=40, epsilon=1.0)
-
-
-@pytest.mark.parametrize(("text", "match"), [
-    ("3\n1_0\n", r"v\.txt line 2: not an integer value \(ASCII digits 0-9 only\)"),
-    ("3\n\u0661\n", r"v\.txt line 2: not an integer value"),              # Arabic-Indic 1
-    ("99999999999999999999999999\n", r"v\.txt line 1: value outside 0\.\.39 \(an integer "
-                                      r"of 26 digits\)"),
-    ("1" * 100_000 + "\n", r"v\.txt line 1: value outside 0\.\.39 \(an integer of 100000"),
-], ids=["underscore", "arabic-indic", "26-digits", "100000-digits"])
-def test_values_are_integers_of_ascii_digits_range_checked(tmp_path, olh, text, match):
-    path = write(tmp_path, "v.txt", text)
-    with pytest.raises(FileFormatError, match=match) as info:
-        read_values(path, olh)
-    assert "9999" not in message(info) and "1_0" not in message(info)
-
-
 def test_the_cli_names_an_overflowing_value_in_one_line(tmp_path, capsys):
     path = write(tmp_path, "v.txt", "99999999999999999999999999\n")
     assert main(["sample", "olh", "k=4", "epsilon=1", "--values", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "v.txt line 1: value outside 0..3" in err
     assert "Traceback" not in err and "OverflowError" not in err
-
-
-@pytest.mark.parametrize(("text", "match"), [
-    ("1_0\n", r"r\.txt line 1: not 1 integers \(field 1 is not ASCII digits\)"),
-    ("\u0663\n", r"r\.txt line 1: not 1 integers"),
-    ("99999999999999999999999\n", r"r\.txt line 1: not 1 integers \(field 1, of 23 digits, "
-                                  r"is outside the 64-bit range\)"),
-])
-def test_integer_reports_are_strict(tmp_path, text, match):
-    krr = oracle("randomized_response", k=20, epsilon=1.0)
-    with pytest.raises(FileFormatError, match=match):
-        read_reports(write(tmp_path, "r.txt", text), krr)
 
 
 @given(st.integers(-(2**63), 2**63 - 1))
@@ -314,65 +283,7 @@ def test_huge_integers_in_json_and_toml_are_typed_errors(tmp_path):
         loads_problem(huge, name="p.toml")
 
 
-# ------------------------------------------------------------ 5. report padding bits
-
-
-@pytest.mark.parametrize(("family", "params", "line", "width"), [
-    ("unary_encoding", {"k": 4, "optimized": True}, "ff", 1),
-    ("unary_encoding", {"k": 12}, "ff1f", 2),
-    ("subset_selection", {"k": 20, "d": 4}, "0f00f0", 3),
-], ids=["oue-k4", "sue-k12", "ss-bitmap-k20"])
-def test_report_bits_past_k_are_refused(tmp_path, family, params, line, width):
-    o = oracle(family, epsilon=1.0, **params)
-    assert o.packed and o.report_width == width
-    good = format_reports(o, o.sample(np.arange(3) % o.k, rng=0))
-    path = write(tmp_path, "r.txt", good + line + "\n")
-    k = params["k"]
-    with pytest.raises(FileFormatError, match=rf"r\.txt line 5: report 3 sets a bit at or "
-                                              rf"above k = {k} \(bits {k}\.\.{8 * width - 1} "
-                                              r"are padding"):
-        read_reports(path, o)
-    assert read_reports(write(tmp_path, "ok.txt", good), o).shape == (3, width)
-
-
-def test_hex_reports_are_ascii_hex_only(tmp_path):
-    o = oracle("unary_encoding", k=16, epsilon=1.0)
-    for text in ("0f 00\n", "0f\t00\n"):  # bytes.fromhex skips spaces inside a report
-        with pytest.raises(FileFormatError, match=r"r\.txt line 1: not hexadecimal"):
-            read_reports(write(tmp_path, "r.txt", text), o)
-    np.testing.assert_array_equal(read_reports(write(tmp_path, "r.txt", "0F00\n"), o),
-                                  [[15, 0]])
-
-
-def test_a_bom_before_the_reports_header_is_dropped(tmp_path):
-    o = oracle("unary_encoding", k=8, epsilon=1.0)
-    text = format_reports(o, o.sample(np.arange(8), rng=1))
-    path = write(tmp_path, "r.txt", BOM + text.encode())
-    np.testing.assert_array_equal(read_reports(path, o), o.sample(np.arange(8), rng=1))
-    other = oracle("unary_encoding", k=8, epsilon=2.0)
-    with pytest.raises(FileFormatError, match="written for another randomizer"):
-        read_reports(path, other)  # the BOM hid the header line, and the check with it
-
-
-def test_a_bom_before_the_first_value_is_dropped(tmp_path, olh):
-    path = write(tmp_path, "v.txt", BOM + b"3\n5\n")
-    np.testing.assert_array_equal(read_values(path, olh), [3, 5])
-    labelled = Mechanism([[0.75, 0.25], [0.25, 0.75]], inputs=["yes", "no"])
-    path = write(tmp_path, "l.txt", BOM + b"no\nyes\n")
-    np.testing.assert_array_equal(read_values(path, labelled), [1, 0])
-
-
-# ------------------------------------------------------------ 6. empty inputs
-
-
-@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n", BOM.decode() + "\n"],
-                         ids=["empty", "blank", "comment", "bom"])
-def test_empty_values_and_reports_files_are_refused(tmp_path, olh, text):
-    path = write(tmp_path, "v.txt", text)
-    with pytest.raises(FileFormatError, match=r"^v\.txt: no values"):
-        read_values(path, olh)
-    with pytest.raises(FileFormatError, match=r"^v\.txt: no reports"):
-        read_reports(path, olh)
+# ------------------------------------------------------------ 5. empty inputs
 
 
 def test_sample_with_an_empty_values_file_fails(tmp_path, capsys):
@@ -392,7 +303,7 @@ def test_empty_mechanism_files_are_refused_naming_the_file(tmp_path, name, text,
         load_mechanism(write(tmp_path, name, text))
 
 
-# ------------------------------------------------------------ 7. problem TOML
+# ------------------------------------------------------------ 6. problem TOML
 
 
 def test_a_bom_in_a_problem_file_is_dropped(tmp_path):
