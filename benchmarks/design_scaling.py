@@ -63,7 +63,9 @@ import cvxpy as cp
 import networkx as nx
 import numpy as np
 
-from mechdesign.design import DesignProblem, EstimationVariance, ExpectedLoss, staircase
+from mechdesign.design import DesignProblem, EstimationVariance, ExpectedLoss
+from mechdesign.design.engines import staircase
+from mechdesign.design.engines.staircase import solve_estimation
 from mechdesign.design.formulations import BuildContext, estimated_nonzeros
 from mechdesign.design.result import DesignResult
 from mechdesign.design.solvers import (
@@ -72,7 +74,6 @@ from mechdesign.design.solvers import (
     MEMORY_BUDGET,
     check_memory,
 )
-from mechdesign.design.staircase import solve_estimation
 from mechdesign.design.symmetry import grid_symmetries
 from mechdesign.errors import MechdesignError, SizeLimitError
 from mechdesign.neighbors import greedy_spanner

@@ -2,7 +2,7 @@
 
 What is measured: ``DesignProblem(privacy=LDP(eps), objective=EstimationVariance(prior))
 .solve(time_limit=T)`` for k > 16 (the staircase column generation of
-``mechdesign/design/pattern_generation.py``: barrier master, local-search pricing, a
+``mechdesign/design/engines/pattern_generation.py``: barrier master, local-search pricing, a
 certified lower bound from a semidefinite relaxation), for three non-uniform priors and
 eps in {0.5, 1, 2}. Per case: wall time of ``solve``, status, certified relative gap, the
 design's value (the A criterion: trace of the Cramer-Rao bound per report), and the exact

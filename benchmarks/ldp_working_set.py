@@ -7,7 +7,7 @@ baseline. ``default`` is ``DesignProblem(LDP(1), ExpectedLoss(L)).solve()`` (fro
 cutting planes in the column floors); ``pairs`` forces the working-set LP of pairs (HiGHS
 primal simplex; the path before the cutting planes, now their second method);
 ``global program`` forces the offset-form LP of every entry through
-``strategies.solve_program`` (the path of every size before either), with the library's
+``methods.program.solve_program`` (the path of every size before either), with the library's
 default solver for that size (Clarabel above 2,000 variables). Losses: uniform
 random (seed 0), absolute ``|x - y| / (k - 1)``, hierarchical (codes 0..k-1 as leaves of
 a tree of branching 10, like ICD or ISCO codes: ``1 - (common leading digits) / depth``),
@@ -30,7 +30,8 @@ CHILD = """
 import json, resource, sys, time
 import numpy as np
 import mechdesign as md
-from mechdesign.design import cut_generation, strategies, working_set
+from mechdesign.design.engines import cut_generation, working_set
+from mechdesign.design.methods import program as program_method
 k, loss, path, notion = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 if loss == "random":
     L = np.random.default_rng(0).random((k, k))
@@ -49,7 +50,7 @@ prob = md.DesignProblem(privacy, md.ExpectedLoss(L))
 if path == "pairs":  # the LP of pairs in place of the cutting planes
     cut_generation.solve_cut_generation = working_set.solve_working_set
 t = time.perf_counter()
-res = prob.solve() if path != "global" else strategies.solve_program(prob, None, {}, None)
+res = prob.solve() if path != "global" else program_method.solve_program(prob, None, {}, None)
 dt = time.perf_counter() - t
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base
 print(json.dumps({"time": dt, "value": res.value, "gap": res.gap, "status": res.status.value,

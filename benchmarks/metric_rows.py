@@ -24,7 +24,7 @@ CHILD = """
 import json, re, resource, sys, time
 sys.path.insert(0, sys.argv[3])
 from design_scaling import metric_problem
-from mechdesign.design import row_generation
+from mechdesign.design.methods import row_generation
 n, path = int(sys.argv[1]), sys.argv[2]
 if path == "whole":
     row_generation.MIN_TRIPLES = 10 ** 18

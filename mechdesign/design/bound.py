@@ -32,9 +32,19 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+__all__ = ["GAP_FLOOR", "GAP_TOL", "PROPAGATION_ROUNDS", "LowerBound", "lp_lower_bound",
+           "pattern_lp_lower_bound", "propagate_bounds", "relative_gap"]
+
 PROPAGATION_ROUNDS = 4
 """Rounds of row-wise bound propagation (each round can tighten a chain one step:
 ``sum Q = 1 -> Q <= 1 -> t <= 1`` needs two)."""
+
+GAP_TOL = 1e-6
+"""A result is labelled optimal only when its certified relative gap is at most this."""
+
+GAP_FLOOR = 1e-12
+"""Denominator floor of the relative gap, in the compiled units (losses scaled to [0, 1])."""
+
 
 
 def lp_lower_bound(A: Any, b: np.ndarray, c: np.ndarray, n_eq: int, n_leq: int,

@@ -42,6 +42,9 @@ from ..privacy.notions import Notion
 from ..privacy.verify import verify_exact
 from .result import Certificate
 
+__all__ = ["AIM_STEPS", "ENVELOPE_AIMS", "EPSILON_ROUNDING", "NEGLIGIBLE_COLUMN", "certify",
+           "clean", "exact_check", "meets"]
+
 ENVELOPE_AIMS = (1.0, 1.0 - 1e-12, 1.0 - 1e-10, 1.0 - 1e-8, 1.0 - 1e-6)
 """Fractions of the target epsilon an envelope is computed at, one per round, before
 falling back to mixing: renormalising the rows after raising entries perturbs the ratios

@@ -27,6 +27,12 @@ from ..losses import check_loss
 from ..mechanism import Mechanism
 from ..privacy.leakage import g_vulnerability
 
+__all__ = ["Criterion", "CustomObjective", "EstimationVariance", "ExpectedLoss",
+           "InformationObjective", "LossObjective", "MinimaxEstimation", "MinimaxLoss",
+           "MutualInformation", "Objective", "PosteriorVulnerability", "SublinearUtility",
+           "WorstCaseLoss", "criterion_expression", "criterion_value", "gain_or_identity",
+           "projected_criterion", "unit_range", "vulnerability_epigraph"]
+
 
 def _checked_prior(obj: Objective, prior: Any, k: int, name: str = "prior") -> np.ndarray:
     """``prior`` validated (:func:`~mechdesign._validation.prior_with_note`); a prior

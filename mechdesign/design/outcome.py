@@ -19,24 +19,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .bound import relative_gap
+from .bound import GAP_FLOOR, GAP_TOL, relative_gap  # GAP_*: re-exported
 from .certify import certify
 from .result import Certificate, DesignResult, Optimum, Status
 
 if TYPE_CHECKING:
     from ..oracles import FrequencyOracle
     from .objectives import Objective
-    from .problem import DesignProblem
+    from .spec import ProblemSpec
+
+__all__ = ["GAP_FLOOR", "GAP_TOL", "USER_CONSTRAINT_TOL", "Solution", "analytic_result",
+           "certify_solution", "gap_of", "unsolved_result"]
 
 USER_CONSTRAINT_TOL = 1e-7
 """A returned matrix may miss a user constraint by this much (solver tolerance)."""
-
-GAP_TOL = 1e-6
-"""A result is labelled optimal only when its certified relative gap is at most this."""
-
-GAP_FLOOR = 1e-12
-"""Denominator floor of the relative gap, in the compiled units (losses scaled to [0, 1])."""
-
 
 def gap_of(objective: Objective, value: float, bound: float | None,
            scale: tuple[float, float] = (1.0, 0.0)) -> float | None:
@@ -117,7 +113,7 @@ class Solution:
     oracle: FrequencyOracle | None = None
 
 
-def certify_solution(spec: DesignProblem, sol: Solution) -> DesignResult:
+def certify_solution(spec: ProblemSpec, sol: Solution) -> DesignResult:
     """Certify ``sol.Q`` and label it: the one way a solved matrix becomes a result.
 
     The gap is recomputed on the returned matrix against ``sol.bound`` (an independent
@@ -195,7 +191,7 @@ def _label(status: Status, optimum: Optimum, gap: float | None, expect_bound: bo
     return status, optimum
 
 
-def unsolved_result(spec: DesignProblem, status: Status, solver: str, formulation: str,
+def unsolved_result(spec: ProblemSpec, status: Status, solver: str, formulation: str,
                     build_time: float, solve_time: float, notes: Sequence[str],
                     error: str = "", optimum: Optimum = Optimum.GLOBAL) -> DesignResult:
     """A result without a mechanism (infeasible, unbounded, solver error): ``mechanism``
@@ -206,7 +202,7 @@ def unsolved_result(spec: DesignProblem, status: Status, solver: str, formulatio
                         user_constraints=tuple(spec.constraints), _unavailable=error)
 
 
-def analytic_result(spec: DesignProblem, value: float, epsilon: float, formulation: str,
+def analytic_result(spec: ProblemSpec, value: float, epsilon: float, formulation: str,
                     solve_time: float, structure: dict, method: str, note: str,
                     unavailable: str, oracle: FrequencyOracle) -> DesignResult:
     """A closed-form optimum whose mechanism is too large to write as a matrix: the value,

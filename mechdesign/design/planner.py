@@ -25,6 +25,7 @@ The order (first applicable wins):
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -33,15 +34,31 @@ from typing import TYPE_CHECKING, Any
 
 from .._html import clip, kv_table, short_repr, wrap
 from ..privacy.notions import LDP, ApproxLDP, DeletionLDP, MetricDP
+from .engines import staircase
+from .engines.pattern_generation import FROM_K, MAX_K, workload_has_full_rank
+from .methods import (
+    closed_form,
+    local,
+    minimax_staircase,
+    pattern_generation,
+    program,
+    row_generation,
+    staircase_programs,
+    symmetric_subsets,
+    walley,
+    working_set,
+)
+from .methods.closed_form import hamming_closed_form
+from .methods.known import prefer_known
 from .objectives import EstimationVariance, ExpectedLoss, InformationObjective, MinimaxEstimation
 from .result import Method
 from .solvers import BYTES_PER_NONZERO, MEMORY_BUDGET, Deadline
 
 if TYPE_CHECKING:
-    from .problem import DesignProblem
     from .result import DesignResult
+    from .spec import ProblemSpec
 
-__all__ = ["MEMORY_BUDGET", "RULES", "WORKING_SET_BYTES_PER_CUT_ENTRY",
+__all__ = ["MEMORY_BUDGET", "RULES", "RUNNERS", "WORKING_SET_BYTES_PER_CUT_ENTRY",
            "WORKING_SET_BYTES_PER_ENTRY", "WORKING_SET_BYTES_PER_PAIR",
            "WORKING_SET_MAX_EPSILON", "WORKING_SET_MIN_ENTRIES", "Method", "Plan", "Rule",
            "pattern_generation_applies", "plan", "run", "staircase_applies", "symmetric",
@@ -153,7 +170,7 @@ class Rule:
     """One row of :data:`RULES`: a method and its applicability test."""
 
     method: Method
-    test: Callable[[DesignProblem, str | None, dict], Verdict]
+    test: Callable[[ProblemSpec, str | None, dict], Verdict]
 
 
 # ============================================================================ the tests
@@ -163,15 +180,13 @@ def _no(reason: str) -> Verdict:
     return False, reason, None
 
 
-def _walley(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
+def _walley(p: ProblemSpec, solver: str | None, options: dict) -> Verdict:
     if p.semantics != "walley":
         return _no("not Walley semantics")
     return True, "WLDP read by Walley: pure LDP over the outputs, embedded on the singletons", None
 
 
-def _closed_form_krr(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
-    from .strategies import hamming_closed_form
-
+def _closed_form_krr(p: ProblemSpec, solver: str | None, options: dict) -> Verdict:
     if solver is not None or options:
         return _no("a solver or options were named (the closed form takes none)")
     ab = hamming_closed_form(p)
@@ -182,20 +197,20 @@ def _closed_form_krr(p: DesignProblem, solver: str | None, options: dict) -> Ver
                   "optimal, value in closed form"), ab
 
 
-def _pure_ldp(p: DesignProblem) -> bool:
+def _pure_ldp(p: ProblemSpec) -> bool:
     notion = p.privacy
     return isinstance(notion, LDP) or (isinstance(notion, ApproxLDP) and notion.delta == 0
                                        and not notion.relation)
 
 
-def working_set_max_entries(p: DesignProblem) -> int:
+def working_set_max_entries(p: ProblemSpec) -> int:
     """The constraint entries the cutting planes' master may hold: what ``MEMORY_BUDGET``
     leaves after the dense ``k x m`` arrays, at ``WORKING_SET_BYTES_PER_CUT_ENTRY`` each."""
     dense = p.k * p.n * WORKING_SET_BYTES_PER_ENTRY
     return max(0, (MEMORY_BUDGET - dense) // WORKING_SET_BYTES_PER_CUT_ENTRY)
 
 
-def working_set_max_pairs(p: DesignProblem) -> int:
+def working_set_max_pairs(p: ProblemSpec) -> int:
     """The pairs the working-set LP of pairs (the second method) may hold: what
     ``MEMORY_BUDGET`` leaves after the dense ``k x m`` arrays, at
     ``WORKING_SET_BYTES_PER_PAIR`` each (twice that for deletion LDP, whose pairs carry a
@@ -205,22 +220,20 @@ def working_set_max_pairs(p: DesignProblem) -> int:
     return max(0, (MEMORY_BUDGET - dense) // per_pair)
 
 
-def symmetric(p: DesignProblem) -> bool:
+def symmetric(p: ProblemSpec) -> bool:
     """True when the symmetric closed form applies (uniform prior, symmetric criterion,
     pure LDP, outputs left to the design)."""
     return (isinstance(p.objective, EstimationVariance) and p.objective.symmetric
             and p.focal_sets is None and isinstance(p.privacy, LDP) and not p.outputs_given)
 
 
-def staircase_applies(p: DesignProblem) -> bool:
+def staircase_applies(p: ProblemSpec) -> bool:
     """True when the staircase programs solve this information objective exactly."""
-    from . import staircase
-
     return (p.privacy.staircase and not p.constraints
             and (p.k <= staircase.MAX_STAIRCASE_K or symmetric(p)))
 
 
-def pattern_generation_applies(p: DesignProblem, solver: str | None = None,
+def pattern_generation_applies(p: ProblemSpec, solver: str | None = None,
                                options: dict | None = None) -> bool:
     """True when the column-generation estimation path applies: the A criterion under
     pure LDP with a prior that is not uniform (or weights), no user constraints, outputs
@@ -228,9 +241,6 @@ def pattern_generation_applies(p: DesignProblem, solver: str | None = None,
     k - 1: the barrier master needs a non-singular information matrix), and k from
     ``pattern_generation.FROM_K`` to ``MAX_K``; below the staircase limit only with the
     default solver and no options (else the full staircase program, which takes them)."""
-    from . import staircase
-    from .pattern_generation import FROM_K, MAX_K, workload_has_full_rank
-
     obj = p.objective
     if not (isinstance(obj, EstimationVariance) and obj.criterion == "A"
             and workload_has_full_rank(obj) and isinstance(p.privacy, LDP)
@@ -240,12 +250,12 @@ def pattern_generation_applies(p: DesignProblem, solver: str | None = None,
     return p.k > staircase.MAX_STAIRCASE_K or (solver is None and not options)
 
 
-def working_set_applies(p: DesignProblem, solver: str | None, options: dict) -> bool:
+def working_set_applies(p: ProblemSpec, solver: str | None, options: dict) -> bool:
     """True when the working-set path solves ``p`` (:func:`_working_set` lists why not)."""
     return _working_set(p, solver, options)[0]
 
 
-def _working_set(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
+def _working_set(p: ProblemSpec, solver: str | None, options: dict) -> Verdict:
     """Pure LDP (or approximate LDP with delta = 0) at eps <= ``WORKING_SET_MAX_EPSILON``,
     or pure deletion LDP at half that; an expected loss; no user constraints; ordinary
     outputs; HiGHS (or the default) with no options but HiGHS's; at least
@@ -276,13 +286,13 @@ def _working_set(p: DesignProblem, solver: str | None, options: dict) -> Verdict
                   f"{p.k} x {p.n}: cutting planes over a working set of outputs"), dense
 
 
-def _minimax(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
+def _minimax(p: ProblemSpec, solver: str | None, options: dict) -> Verdict:
     if not isinstance(p.objective, MinimaxEstimation):
         return _no("not a minimax estimation objective")
     return True, "minimax estimation: the staircase epigraph program (pure LDP, k <= 10)", None
 
 
-def _pattern_generation(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
+def _pattern_generation(p: ProblemSpec, solver: str | None, options: dict) -> Verdict:
     if not isinstance(p.objective, InformationObjective):
         return _no("not an information objective")
     if not pattern_generation_applies(p, solver, options):
@@ -293,9 +303,7 @@ def _pattern_generation(p: DesignProblem, solver: str | None, options: dict) -> 
                   "lower bound"), None
 
 
-def _local(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
-    from . import staircase
-
+def _local(p: ProblemSpec, solver: str | None, options: dict) -> Verdict:
     if not isinstance(p.objective, InformationObjective):
         return _no("not an information objective")
     if staircase_applies(p):
@@ -306,7 +314,7 @@ def _local(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
     return True, why + ": local optimum (minorise-maximise from 3 starts)", why
 
 
-def _symmetric(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
+def _symmetric(p: ProblemSpec, solver: str | None, options: dict) -> Verdict:
     if not isinstance(p.objective, InformationObjective):
         return _no("not an information objective")
     if not symmetric(p):
@@ -315,15 +323,13 @@ def _symmetric(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
     return True, "symmetric criterion at a uniform prior: subset selection at its best d", None
 
 
-def _staircase(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
+def _staircase(p: ProblemSpec, solver: str | None, options: dict) -> Verdict:
     if not isinstance(p.objective, InformationObjective):
         return _no("not an information objective")
     return True, f"{type(p.objective).__name__}: the staircase programs (exact)", None
 
 
-def _row_generation(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
-    from . import row_generation
-
+def _row_generation(p: ProblemSpec, solver: str | None, options: dict) -> Verdict:
     if not isinstance(p.privacy, MetricDP):
         return _no("not metric privacy")
     skeleton = row_generation.plan(p)
@@ -333,7 +339,7 @@ def _row_generation(p: DesignProblem, solver: str | None, options: dict) -> Verd
                   "rows generated from the skeleton's triples"), skeleton
 
 
-def _program(p: DesignProblem, solver: str | None, options: dict) -> Verdict:
+def _program(p: ProblemSpec, solver: str | None, options: dict) -> Verdict:
     return True, (f"{type(p.privacy).__name__} with {type(p.objective).__name__}: the global "
                   "program"), None
 
@@ -356,7 +362,7 @@ RULES: tuple[Rule, ...] = (
 # ============================================================================ the plan
 
 
-def _solver_policy(method: Method, p: DesignProblem, solver: str | None, options: dict
+def _solver_policy(method: Method, p: ProblemSpec, solver: str | None, options: dict
                    ) -> str:
     named = f"{solver.upper()} as named" if solver else None
     if method is Method.CLOSED_FORM_KRR or method is Method.SYMMETRIC:
@@ -383,7 +389,7 @@ def _solver_policy(method: Method, p: DesignProblem, solver: str | None, options
                           "conic: SCS after Clarabel)")
 
 
-def _reductions(method: Method, p: DesignProblem, detail: Any) -> tuple[str, ...]:
+def _reductions(method: Method, p: ProblemSpec, detail: Any) -> tuple[str, ...]:
     out = []
     if p.symmetry is not None:
         out.append(f"symmetry: {p.symmetry.describe()}")
@@ -398,7 +404,7 @@ def _reductions(method: Method, p: DesignProblem, detail: Any) -> tuple[str, ...
     return tuple(out)
 
 
-def _memory(method: Method, p: DesignProblem, detail: Any) -> int | None:
+def _memory(method: Method, p: ProblemSpec, detail: Any) -> int | None:
     if method is Method.WORKING_SET:
         return int(detail)
     if method is not Method.PROGRAM:
@@ -408,7 +414,7 @@ def _memory(method: Method, p: DesignProblem, detail: Any) -> int | None:
     return (estimated_nonzeros(p.privacy, p.build_context()) + p.k * p.n) * BYTES_PER_NONZERO
 
 
-def _fallbacks(method: Method, p: DesignProblem) -> tuple[str, ...]:
+def _fallbacks(method: Method, p: ProblemSpec) -> tuple[str, ...]:
     out = []
     if method is Method.STAIRCASE:
         out.append("the local method when the optimum needs more outputs than allowed")
@@ -421,7 +427,7 @@ def _fallbacks(method: Method, p: DesignProblem) -> tuple[str, ...]:
     return tuple(out)
 
 
-def plan(problem: DesignProblem, solver: str | None = None, options: dict | None = None,
+def plan(problem: ProblemSpec, solver: str | None = None, options: dict | None = None,
          *, estimate_memory: bool = True) -> Plan:
     """The :class:`Plan` for ``problem``: the first rule of :data:`RULES` that applies.
 
@@ -444,41 +450,51 @@ def plan(problem: DesignProblem, solver: str | None = None, options: dict | None
     raise AssertionError("the last rule always applies")  # pragma: no cover
 
 
-def run(the_plan: Plan, problem: DesignProblem, solver: str | None, options: dict,
+def _run_local(p: ProblemSpec, detail: Any, solver: str | None, options: dict,
+               limit: float | None, t0: float) -> DesignResult:
+    return local.solve_local(p, solver, options, t0, detail + ": local optimum "
+                             "(minorise-maximise from 3 starts)", Deadline(limit))
+
+
+RUNNERS: dict[Method, Callable[..., DesignResult]] = {
+    Method.WALLEY: lambda p, d, solver, opts, limit, t0: walley.solve_walley(
+        p, solver, opts, limit),
+    Method.CLOSED_FORM_KRR: lambda p, d, solver, opts, limit, t0: closed_form.solve_hamming(
+        p, *d),
+    Method.WORKING_SET: lambda p, d, solver, opts, limit, t0: working_set.solve_working_set(
+        p, opts, limit),
+    Method.MINIMAX_STAIRCASE: lambda p, d, solver, opts, limit, t0:
+        minimax_staircase.solve_minimax_estimation(p, solver, opts, Deadline(limit)),
+    Method.PATTERN_GENERATION: lambda p, d, solver, opts, limit, t0:
+        pattern_generation.solve_pattern_generation(p, p.privacy.epsilon, t0, Deadline(limit)),
+    Method.LOCAL: _run_local,
+    Method.SYMMETRIC: lambda p, d, solver, opts, limit, t0:
+        symmetric_subsets.solve_symmetric(p, p.privacy.epsilon, t0),
+    Method.STAIRCASE: lambda p, d, solver, opts, limit, t0:
+        staircase_programs.solve_staircase(p, solver, opts, Deadline(limit)),
+    Method.ROW_GENERATION: lambda p, d, solver, opts, limit, t0:
+        row_generation.solve_row_generation(p, d, solver, opts, limit),
+    Method.PROGRAM: lambda p, d, solver, opts, limit, t0: program.solve_program(
+        p, solver, opts, limit),
+}
+"""How each method of :data:`RULES` is run: ``runner(problem, plan.detail, solver, options,
+time_limit, t0)`` (the methods live in :mod:`~mechdesign.design.methods`, one module each)."""
+
+
+def run(the_plan: Plan, problem: ProblemSpec, solver: str | None, options: dict,
         time_limit: float | None) -> DesignResult:
     """Carry out ``the_plan`` (from :func:`plan` for the same arguments) and return the
-    method's :class:`~mechdesign.design.result.DesignResult`, its ``method`` set."""
-    import dataclasses
-
-    from . import strategies as s
-
-    m, detail = the_plan.method, the_plan.detail
+    method's :class:`~mechdesign.design.result.DesignResult`, its ``method`` set. An
+    estimation design that ends uncertified is compared with the catalog
+    (:func:`~mechdesign.design.methods.known.prefer_known`)."""
+    m = the_plan.method
     log.debug("plan: %s (%s)", m.value, the_plan.reasons[-1])
-    t0 = time.perf_counter()
-    if m is Method.WALLEY:
-        res = s.solve_walley(problem, solver, options, time_limit)
-    elif m is Method.CLOSED_FORM_KRR:
-        res = s.solve_hamming(problem, *detail)
-    elif m is Method.WORKING_SET:
-        res = s.solve_working_set(problem, options, time_limit)
-    elif m is Method.ROW_GENERATION:
-        res = s.solve_row_generation(problem, detail, solver, options, time_limit)
-    elif m is Method.PROGRAM:
-        res = s.solve_program(problem, solver, options, time_limit)
-    else:
-        deadline = Deadline(time_limit)
-        eps = problem.privacy.epsilon  # type: ignore[attr-defined]
-        if m is Method.MINIMAX_STAIRCASE:
-            res = s.solve_minimax_estimation(problem, solver, options, deadline)
-        elif m is Method.PATTERN_GENERATION:
-            res = s.solve_pattern_generation(problem, eps, t0, deadline)
-        elif m is Method.LOCAL:
-            res = s.solve_local(problem, solver, options, t0, detail + ": local optimum "
-                                "(minorise-maximise from 3 starts)", deadline)
-        elif m is Method.SYMMETRIC:
-            res = s.solve_symmetric(problem, eps, t0)
-        else:
-            res = s.solve_staircase(problem, solver, options, deadline)
-        if isinstance(problem.objective, EstimationVariance):
-            res = s.prefer_known(problem, res)
+    res = RUNNERS[m](problem, the_plan.detail, solver, options, time_limit, time.perf_counter())
+    if m in INFORMATION_METHODS and isinstance(problem.objective, EstimationVariance):
+        res = prefer_known(problem, res)
     return dataclasses.replace(res, method=m)
+
+
+INFORMATION_METHODS = frozenset({Method.MINIMAX_STAIRCASE, Method.PATTERN_GENERATION,
+                                 Method.LOCAL, Method.SYMMETRIC, Method.STAIRCASE})
+"""The methods of information objectives (after which :func:`run` consults the catalog)."""

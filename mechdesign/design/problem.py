@@ -443,6 +443,13 @@ class DesignProblem:
         twin._check_boundary_prior()
         return twin
 
+    def over_outputs(self, privacy: Notion) -> DesignProblem:
+        """The problem over the plain outputs (no focal sets, Shafer semantics, no symmetry)
+        under ``privacy``, with the same objective, labels and user constraints: the inner
+        problem of the Walley reduction."""
+        return DesignProblem(privacy, self.objective, inputs=self.inputs,
+                             outputs=self.outputs, constraints=self.constraints)
+
     def build_mechanism(self, C: np.ndarray, outputs: Sequence | None = None
                         ) -> Mechanism | EvidentialMechanism:
         """The mechanism of matrix ``C`` with this problem's labels (``outputs`` overrides

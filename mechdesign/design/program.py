@@ -1,13 +1,17 @@
-r"""A compiled design program, shared by :meth:`DesignProblem.solve` and the frontier.
+r"""A compiled design program, shared by :meth:`DesignProblem.solve
+<mechdesign.design.problem.DesignProblem.solve>` and the frontier.
 
-:meth:`DesignProblem.compile` builds a :class:`Program` once: the cvxpy problem, the design
-variable ``Q``, the named constraint groups (``"rows"``, ``"privacy"`` and the user's
-names) and, for a parametric build, the setters that move every epsilon-dependent
-coefficient. :meth:`Program.attempts` runs the first solve and the re-solves a doubtful
-answer calls for (another solver, strict infeasibility tolerances, a second method when
-the certified gap is too wide); :meth:`Program.conclude` turns the attempts into one
-certified :class:`~mechdesign.design.result.DesignResult`. A frontier calls the same two
-methods at every epsilon after :meth:`Program.set_epsilon`.
+:meth:`DesignProblem.compile <mechdesign.design.problem.DesignProblem.compile>` builds a
+:class:`Program` once: the cvxpy problem, the design variable ``Q``, the named constraint
+groups (``"rows"``, ``"privacy"`` and the user's names) and, for a parametric build, the
+setters that move every epsilon-dependent coefficient. :meth:`Program.attempts` runs the
+first solve and the re-solves a doubtful answer calls for (another solver, strict
+infeasibility tolerances, a second method when the certified gap is too wide);
+:meth:`Program.conclude` turns the attempts into one certified
+:class:`~mechdesign.design.result.DesignResult`. A frontier calls the same two methods at
+every epsilon after :meth:`Program.set_epsilon`. The problem is read through
+:class:`~mechdesign.design.spec.ProblemSpec`; the solvers through their adapters
+(:mod:`~mechdesign.design.solvers`).
 """
 
 from __future__ import annotations
@@ -28,18 +32,23 @@ import numpy as np
 from .outcome import GAP_TOL, Solution, certify_solution, gap_of, unsolved_result
 from .result import DesignResult, Optimum, Status
 from .solvers import (
-    BLOCK_IPM_OPTION,
+    BLOCK_IPM,
     Deadline,
     Run,
+    SolverAdapter,
     choose_solver,
     dual_bound,
     is_lp,
     solve_compiled,
+    solver_adapter,
     solver_options,
 )
 
 if TYPE_CHECKING:
-    from .problem import DesignProblem
+    from .spec import ProblemSpec
+
+__all__ = ["SECOND_METHOD_MIN_SECONDS", "SOLVER_STATUS", "STRICT_INFEASIBILITY", "FeasibleSet",
+           "Program", "best_run", "run_solve"]
 
 log = logging.getLogger("mechdesign.design")
 """Progress and attempts of the design (``mechdesign solve --verbose``)."""
@@ -99,7 +108,7 @@ class Program:
     after :meth:`set_epsilon`) for certification.
     """
 
-    problem: DesignProblem
+    problem: ProblemSpec
     prob: cp.Problem
     feasible: FeasibleSet
     build_time: float
@@ -124,7 +133,7 @@ class Program:
     # ------------------------------------------------------------------ attempts
     def attempts(self, name: str, *, explicit: bool, options: dict,
                  time_limit: float | None, runner: Callable[[cp.Problem], None] | None = None,
-                 spec: DesignProblem | None = None, first: Run | None = None) -> list[Run]:
+                 spec: ProblemSpec | None = None, first: Run | None = None) -> list[Run]:
         """The first solve and the re-solves it calls for: the rescues of a doubtful status
         (:meth:`rescues`) until one gives a solution, then, for an LP, second methods (the
         other solver, then HiGHS simplex, whose vertex answer has exact complementary duals)
@@ -135,14 +144,13 @@ class Program:
         spec = spec or self.problem
         deadline = Deadline(time_limit)  # one budget for the first solve and its re-solves
         lp = is_lp(self.prob)
-        first_options = ({**options, BLOCK_IPM_OPTION: True}
-                         if lp and not explicit and runner is None and name == "CLARABEL"
-                         else options)
-        runs = [first or self.run(name, first_options, runner, time_limit, spec)]
+        # a default Clarabel solve of an LP may run the block interior point first
+        blocks = lp and not explicit and runner is None and name == "CLARABEL"
+        runs = [first or self.run(name, options, runner, time_limit, spec,
+                                  adapter=BLOCK_IPM if blocks else None)]
         if runs[0].timed_out:
             return runs
-        other = ({"HIGHS": "CLARABEL", "CLARABEL": "HIGHS"} if lp
-                 else {"CLARABEL": "SCS"}).get(name)
+        other = solver_adapter(name).fallback(lp)
         if runner is not None:  # e.g. warm-started simplex: then an independent default solve
             other = choose_solver(self.prob, None)
         rescues = self.rescues(runs[0], lp, other, explicit, spec)
@@ -169,7 +177,7 @@ class Program:
         return runs
 
     def rescues(self, first: Run, lp: bool, other: str | None, explicit: bool,
-                spec: DesignProblem) -> list[tuple[str | None, dict]] | None:
+                spec: ProblemSpec) -> list[tuple[str | None, dict]] | None:
         """Re-solves for a doubtful first status, tried until one gives a solution.
 
         "Infeasible" (and "unbounded" of a program bounded by construction): the other solver
@@ -190,19 +198,20 @@ class Program:
         return []
 
     def run(self, name: str, options: dict, runner: Callable[[cp.Problem], None] | None = None,
-            time_limit: float | None = None, spec: DesignProblem | None = None,
-            with_solution: bool = True) -> Run:
+            time_limit: float | None = None, spec: ProblemSpec | None = None,
+            with_solution: bool = True, adapter: SolverAdapter | None = None) -> Run:
         """One solve (with ``runner(prob)`` instead of the default if given, e.g. the
         warm-started :class:`~mechdesign.design.solvers.WarmHighs` of a sweep): status, a copy
         of Q and the duals, the solver's value in the objective's units, the independent dual
         bound (:func:`~mechdesign.design.solvers.dual_bound`) and the solver's warnings.
-        ``with_solution=False``: status only (a step of the local method)."""
+        ``with_solution=False``: status only (a step of the local method). ``adapter``: how
+        solver ``name`` is run, when not its own adapter (the block interior point)."""
         return run_solve(self.prob, self.feasible if with_solution else None, name, options,
-                         runner, time_limit, spec or self.problem)
+                         runner, time_limit, spec or self.problem, adapter)
 
     # ------------------------------------------------------------------ conclusion
     def conclude(self, runs: list[Run], formulation: str, build_time: float,
-                 solve_time: float, spec: DesignProblem | None = None) -> DesignResult:
+                 solve_time: float, spec: ProblemSpec | None = None) -> DesignResult:
         """One result from the attempts: the best solved run, certified; else the reason."""
         spec = spec or self.problem
         notes = (*self.feasible.notes,
@@ -227,7 +236,7 @@ class Program:
         return unsolved_result(spec, status, last.name, formulation, build_time, solve_time,
                                (*notes, *last.warnings), error)
 
-    def _failure(self, runs: list[Run], spec: DesignProblem, notes: tuple[str, ...]
+    def _failure(self, runs: list[Run], spec: ProblemSpec, notes: tuple[str, ...]
                  ) -> tuple[Status, str, tuple[str, ...]]:
         """Status, error and notes when no attempt gave a solution: a claim of
         unboundedness or infeasibility of a problem bounded or feasible by construction is
@@ -264,17 +273,17 @@ def best_run(runs: list[Run]) -> Run | None:
 
 def run_solve(prob: cp.Problem, feasible: FeasibleSet | None, name: str, options: dict,
               runner: Callable[[cp.Problem], None] | None, time_limit: float | None,
-              spec: DesignProblem) -> Run:
+              spec: ProblemSpec, adapter: SolverAdapter | None = None) -> Run:
     """One solve of ``prob`` (see :meth:`Program.run`); ``feasible=None``: status only.
     Each attempt is logged (logger ``mechdesign.design``, DEBUG: ``--verbose``)."""
-    run = _run_solve(prob, feasible, name, options, runner, time_limit, spec)
+    run = _run_solve(prob, feasible, name, options, runner, time_limit, spec, adapter)
     log.debug("%s%s", run.summary(), f": {run.error}" if run.error else "")
     return run
 
 
 def _run_solve(prob: cp.Problem, feasible: FeasibleSet | None, name: str, options: dict,
                runner: Callable[[cp.Problem], None] | None, time_limit: float | None,
-               spec: DesignProblem) -> Run:
+               spec: ProblemSpec, adapter: SolverAdapter | None) -> Run:
     t0 = time.perf_counter()
     record = None
     with warnings.catch_warnings(record=True) as caught:
@@ -284,7 +293,8 @@ def _run_solve(prob: cp.Problem, feasible: FeasibleSet | None, name: str, option
                 runner(prob)
                 record = getattr(runner, "last", None)
             else:
-                record = solve_compiled(prob, name, solver_options(name, options, time_limit))
+                record = solve_compiled(prob, name, solver_options(name, options, time_limit),
+                                        adapter)
         except (cp.SolverError, ValueError) as exc:  # cvxpy: "Cannot unpack invalid ..."
             return Run(name, Status.SOLVER_ERROR, f"{name} failed: {exc}",
                        time.perf_counter() - t0, options=options)
@@ -312,7 +322,7 @@ def _run_solve(prob: cp.Problem, feasible: FeasibleSet | None, name: str, option
             or feasible.Q.value is None):
         return stop
     a, b = spec.objective.scaling()
-    bound = None if record is None else dual_bound(prob, *record)
+    bound = None if record is None else dual_bound(prob, *record, name)
     return dataclasses.replace(
         stop, Q=np.array(feasible.Q.value), solver_value=a * float(prob.value) + b,
         bound=None if bound is None else a * bound + b, duals=feasible.duals(a),

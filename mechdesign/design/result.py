@@ -30,6 +30,8 @@ from ..evidential import EvidentialMechanism
 from ..mechanism import Mechanism
 from ..oracles import FrequencyOracle
 
+__all__ = ["Certificate", "DesignResult", "Method", "Optimum", "Status"]
+
 
 class Status(enum.Enum):
     """How the solve ended; ``str(status)`` says so in words."""

@@ -25,6 +25,9 @@ import numpy as np
 
 from ..errors import InvalidParameterError, SizeLimitError
 
+__all__ = ["CODE_CHUNK", "MAX_GROUP_ORDER", "MAX_GROUP_WORK", "Symmetry", "check_invariant",
+           "close_group", "grid_symmetries"]
+
 MAX_GROUP_ORDER = 10_000
 """The group is enumerated element by element; larger groups are refused."""
 

@@ -12,7 +12,7 @@ probabilities: ``p* = 1 - t + t d/k``, ``q* = (1 - t)(d - 1)/(k - 1) + t d/k``.
 
 The best d for a uniform prior minimises ``k (d/k)(1 - d/k) / (p* - q*)^2`` (each report
 supports exactly d values, so ``lambda_v = d/k``); it is the d of
-:func:`~mechdesign.design.staircase.symmetric_estimation` (tested). A report is the d
+:func:`~mechdesign.design.engines.staircase.symmetric_estimation` (tested). A report is the d
 values of S as integers (in no particular order) when ``16 d <= k``; for larger subsets it
 is S's membership bitmap, k bits packed little-endian into ``ceil(k/8)`` bytes as unary
 encoding's reports (smaller than d 16-bit integers, and drawn without a per-value step).

@@ -1,4 +1,5 @@
-"""The block-angular interior point (mechdesign.design.block_ipm) against HiGHS on the same
+"""The block-angular interior point (mechdesign.design.solvers.block_ipm) against HiGHS on the
+same
 LPs, and its place in DesignProblem.solve (default Clarabel solves of large block-angular
 LPs, certified from its own duals, Clarabel when it falls short)."""
 
@@ -14,9 +15,10 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from mechdesign import MetricDP
-from mechdesign.design import DesignProblem, ExpectedLoss, block_ipm, solvers
-from mechdesign.design.block_ipm import BlockSolution, find_blocks, solve_block_lp
+from mechdesign.design import DesignProblem, ExpectedLoss
 from mechdesign.design.bound import LowerBound, lp_lower_bound
+from mechdesign.design.solvers import block_ipm, clarabel
+from mechdesign.design.solvers.block_ipm import BlockSolution, find_blocks, solve_block_lp
 from mechdesign.design.symmetry import grid_symmetries
 
 
@@ -129,7 +131,7 @@ def grid_problem(n: int = 12) -> DesignProblem:
 
 @pytest.fixture
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(solvers, "BLOCK_IPM_MIN_VARS", 0)
+    monkeypatch.setattr(clarabel, "BLOCK_IPM_MIN_VARS", 0)
 
 
 def test_design_through_the_block_method(small_blocks: None) -> None:

@@ -156,7 +156,7 @@ def test_infeasible_claim_without_user_constraints_is_resolved_by_the_other_solv
     # FINDING: HiGHS said infeasible on 17 of 98 worst-case problems with losses spanning
     # 1e-12..1e12 and InfeasibleDesignError was raised; such a problem is feasible by
     # construction (constant rows). Simulated: HiGHS claims infeasible every time.
-    from mechdesign.design import solvers
+    from mechdesign.design.solvers import highs as solvers
 
     real = solvers.highs_run
 
@@ -178,7 +178,7 @@ def test_both_solvers_claiming_infeasible_is_a_solver_failure_naming_both(monkey
     from mechdesign.design.solvers import Run
 
     def infeasible(self, name, options, runner=None, time_limit=None, spec=None,
-                   with_solution=True):
+                   with_solution=True, adapter=None):
         return Run(name, Status.INFEASIBLE, "", 0.01)
 
     monkeypatch.setattr(Program, "run", infeasible)
@@ -232,7 +232,7 @@ def test_a_second_method_gets_as_long_as_the_first_solve(monkeypatch):
     Q = md.randomized_response(3, 1.0).matrix
 
     def solved_with_a_gap(self, name, options, runner=None, time_limit=None, spec=None,
-                          with_solution=True):
+                          with_solution=True, adapter=None):
         limits.append(time_limit)
         return Run(name, Status.OPTIMAL, "", 0.2, Q=Q.copy(), solver_value=2 / (math.e + 2),
                    gap=1e-5)
@@ -250,16 +250,16 @@ def test_re_solves_share_the_time_limit(monkeypatch):
     # FINDING: every re-solve got the whole time_limit (up to three times it in all: a
     # 28 x 28 spanner grid was still in its HiGHS re-solve after 7 minutes of Clarabel and
     # HiGHS). Now the first solve and its re-solves share one budget
-    from mechdesign.design import solvers
     from mechdesign.design.program import Program
     from mechdesign.design.solvers import Run
+    from mechdesign.design.solvers import run as solvers
     from mechdesign.testing.timing import FakeClock
 
     limits = []
     clock = FakeClock()  # the clock the shared budget reads: each solve takes 0.3 s on it
 
     def slow_and_doubtful(self, name, options, runner=None, time_limit=None, spec=None,
-                          with_solution=True):
+                          with_solution=True, adapter=None):
         limits.append(time_limit)
         clock.advance(0.3)
         return Run(name, Status.SOLVER_ERROR, "", 0.3)
@@ -445,7 +445,7 @@ def test_staircase_programs_at_their_limit_are_warner():
 def test_symmetric_estimation_value_never_overflows():
     # uniform prior: the closed form is evaluated divided by e^{2 eps}; at eps = 700 it is
     # (k - 1)^2 d^2 / (d (k - d) k) at the best d = 1: (k-1)/k * (k-1)/(k-1) = (k - 1) / k
-    from mechdesign.design.staircase import symmetric_estimation, symmetric_estimation_value
+    from mechdesign.design.engines.staircase import symmetric_estimation, symmetric_estimation_value
     assert symmetric_estimation_value(2, np.array([1]), 1.0)[0] == pytest.approx(2.341347,
                                                                                  rel=1e-6)
     d, value = symmetric_estimation(4, 700.0)
@@ -552,7 +552,7 @@ def test_dual_bound_uses_the_objective_constant_from_the_data():
 # ------------------------------------------------------------ time limits, information
 def test_local_method_stops_when_its_budget_is_spent():
     # solve_local checks the budget before every start and step and keeps the best point
-    from mechdesign.design import local
+    from mechdesign.design.engines import local
 
     prob = md.DesignProblem(md.SLDP(1.0, "pl"), md.MutualInformation([0.5, 0.3, 0.2]),
                             outputs=("a", "b"))
@@ -579,7 +579,7 @@ def test_local_method_stops_when_its_budget_is_spent():
 def test_information_designs_take_the_time_limit(objective, monkeypatch):
     # a budget already spent after the first solve: the local program stops and returns
     # its best point as inaccurate with the note; nothing is labelled optimal
-    from mechdesign.design import solvers
+    from mechdesign.design.solvers import run as solvers
 
     real = solvers.Deadline.expired
 
@@ -599,7 +599,7 @@ def test_information_designs_take_the_time_limit(objective, monkeypatch):
 def test_staircase_column_generation_stops_at_the_time_limit(monkeypatch):
     # k = 9 (511 patterns): column generation; a spent budget stops it after the first
     # master, whose answer is returned inaccurate with its certified bound
-    from mechdesign.design import solvers
+    from mechdesign.design.solvers import run as solvers
 
     monkeypatch.setattr(solvers.Deadline, "expired",
                         property(lambda self: self.limit is not None))
@@ -619,10 +619,11 @@ def test_staircase_column_generation_stops_at_the_time_limit(monkeypatch):
 
 def test_staircase_time_limit_on_the_deadline_clock(monkeypatch):
     # k = 11 takes about 10 s unlimited on the 2-core machine. The clock the time limit
-    # reads (mechdesign.design.solvers.time) is a FakeClock that passes the 60 s limit as
+    # reads (mechdesign.design.solvers.run.time) is a FakeClock that passes the 60 s limit as
     # the first master returns: the design stops after that master, whatever the machine's
     # speed, and names the limit (the real-time version asserted under 8 s)
-    from mechdesign.design import solvers, staircase
+    from mechdesign.design.engines import staircase
+    from mechdesign.design.solvers import run as solvers
     from mechdesign.testing.timing import FakeClock
 
     clock = FakeClock()

@@ -1,6 +1,7 @@
-"""Pure LDP by cutting planes in the column floors (:mod:`mechdesign.design.cut_generation`):
+"""Pure LDP by cutting planes in the column floors
+(:mod:`mechdesign.design.engines.cut_generation`):
 the greedy fill is each row's knapsack optimum with a tight cut, the loop reaches the
-optimum of the LP of pairs (:mod:`mechdesign.design.working_set`, a second formulation)
+optimum of the LP of pairs (:mod:`mechdesign.design.engines.working_set`, a second formulation)
 and of scipy's LP over every entry, at every cost scale, and stops early with a feasible
 point and an honest bound."""
 
@@ -14,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from mechdesign.design.cut_generation import greedy_fill, solve_cut_generation
-from mechdesign.design.working_set import Envelope, solve_working_set
+from mechdesign.design.engines.cut_generation import greedy_fill, solve_cut_generation
+from mechdesign.design.engines.working_set import Envelope, solve_working_set
 
 
 def _costs(k: int, m: int, kind: str, seed: int) -> np.ndarray:
@@ -165,7 +166,7 @@ def test_a_failed_master_hands_over_to_the_lp_of_pairs(monkeypatch):
     # HiGHS failing on the master (not a time or memory stop): the LP of pairs solves the
     # design as a second method, with the same optimum as the cutting planes
     import mechdesign as md
-    from mechdesign.design import cut_generation
+    from mechdesign.design.engines import cut_generation
     from mechdesign.design.result import Status
 
     L = np.random.default_rng(4).random((100, 100))
@@ -184,8 +185,8 @@ def test_a_failed_master_solve_is_retried_with_the_other_simplex(monkeypatch):
     # HiGHS's dual simplex can stop with a solve error after outputs with caps near
     # e^{2 eps} enter (fuzzing: deletion LDP at eps = 5.6, tied costs); the round is solved
     # again with the primal simplex and the loop goes on to the same optimum
-    from mechdesign.design import cut_generation
-    from mechdesign.design.working_set import run_highs
+    from mechdesign.design.engines import cut_generation
+    from mechdesign.design.engines.working_set import run_highs
 
     c = _costs(80, 80, "random", seed=2)
     plain = solve_cut_generation(c, Envelope.ldp(1.0))
@@ -207,7 +208,7 @@ def test_a_failed_master_solve_is_retried_with_the_other_simplex(monkeypatch):
 def test_the_memory_check_counts_the_entries_the_master_receives(deletion):
     # the cap is checked before cuts or outputs enter, on their exact entry counts (an
     # estimate of |Y| per cut stopped the deletion design at k = 3000 with a gap of 5e-3)
-    from mechdesign.design.cut_generation import _Master
+    from mechdesign.design.engines.cut_generation import _Master
 
     c = _costs(50, 40, "random", seed=6) * 50
     envelope = Envelope.deletion(0.5, 50, 40) if deletion else Envelope.ldp(1.0)
@@ -237,9 +238,9 @@ def test_the_second_method_s_time_after_a_failed_master(monkeypatch, answered):
     # cutting planes left a feasible point, at most their time (SECOND_METHOD_MIN_SECONDS
     # at least): it took minutes on designs the cutting planes solve in 0.1 s (fuzzing)
     import mechdesign as md
-    from mechdesign.design import cut_generation, working_set
+    from mechdesign.design.engines import cut_generation, working_set
+    from mechdesign.design.engines.working_set import run_highs
     from mechdesign.design.program import SECOND_METHOD_MIN_SECONDS
-    from mechdesign.design.working_set import run_highs
 
     calls, given = [], []
 
@@ -270,8 +271,8 @@ def test_the_second_method_s_time_after_a_failed_master(monkeypatch, answered):
 def test_a_master_that_both_simplex_methods_fail_on_is_solved_from_scratch(monkeypatch):
     # both warm starts of a round fail (HiGHS ended kUnknown twice on the k = 3000 random
     # design with costs L / k): the basis is cleared and the round solved cold
-    from mechdesign.design import cut_generation
-    from mechdesign.design.working_set import run_highs
+    from mechdesign.design.engines import cut_generation
+    from mechdesign.design.engines.working_set import run_highs
 
     c = _costs(80, 80, "random", seed=2)
     plain = solve_cut_generation(c, Envelope.ldp(1.0))

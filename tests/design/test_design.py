@@ -23,8 +23,8 @@ from mechdesign.design import (
     Status,
     WorstCaseLoss,
 )
+from mechdesign.design.engines.staircase import symmetric_estimation_value
 from mechdesign.design.formulations import BuildContext, formulate
-from mechdesign.design.staircase import symmetric_estimation_value
 from mechdesign.errors import (
     InfeasibleDesignError,
     InvalidParameterError,

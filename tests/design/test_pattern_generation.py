@@ -1,4 +1,4 @@
-"""Estimation design past the staircase limit (mechdesign.design.pattern_generation):
+"""Estimation design past the staircase limit (mechdesign.design.engines.pattern_generation):
 against the exact staircase program where both run, the certified bound against the
 optimum, and the path through DesignProblem."""
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import mechdesign as md
-from mechdesign.design import pattern_generation as pg
+from mechdesign.design.engines import pattern_generation as pg
+from mechdesign.design.engines.staircase import solve_estimation
 from mechdesign.design.solvers import Deadline
-from mechdesign.design.staircase import solve_estimation
 from mechdesign.oracles import LocalHashing, SubsetSelection
 
 
@@ -96,11 +96,11 @@ def test_semidefinite_bound_past_exact_pricing(monkeypatch):
 
 
 def test_time_limit_returns_the_best_design_so_far(monkeypatch):
-    # the clock the limit reads (mechdesign.design.solvers.time) is a FakeClock that passes
+    # the clock the limit reads (mechdesign.design.solvers.run.time) is a FakeClock that passes
     # the 60 s limit as the first master starts (after the bound; it was a real 3 s limit:
     # on a fast enough machine the design finished first), so the master stops at its first
     # check and the stop is the same on any machine
-    from mechdesign.design import solvers
+    from mechdesign.design.solvers import run as solvers
     from mechdesign.testing.timing import FakeClock
 
     clock = FakeClock()
@@ -137,7 +137,7 @@ def test_a_stopped_design_is_never_worse_than_the_catalog(monkeypatch, tmp_path,
     # mechanism is returned, labelled as such, with the design's certified bound as its gap,
     # and the CLI exits 1 (not certified optimal).
     from mechdesign.cli.main import main
-    from mechdesign.design import solvers
+    from mechdesign.design.solvers import run as solvers
     from mechdesign.oracles.choice import best_oracle
     from mechdesign.testing.timing import FakeClock
 

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from mechdesign.cli.main import main
-from mechdesign.design import DesignProblem, planner, solvers
+from mechdesign.design import DesignProblem, planner
 from mechdesign.design.objectives import ExpectedLoss
+from mechdesign.design.solvers import run as solvers
 from mechdesign.errors import MechdesignError
 from mechdesign.frontier import frontier
 from mechdesign.privacy.notions import LDP, MetricDP
@@ -137,7 +138,7 @@ def test_frontier_follows_the_planner_where_the_whole_program_does_not_fit(monke
 def test_metric_privacy_rows_are_generated_in_the_sweep_too(monkeypatch):
     # row generation's size thresholds lowered so that a 12-point problem takes it: the
     # planner sends solve() there, and the sweep follows (it used to compile it whole)
-    from mechdesign.design import row_generation
+    from mechdesign.design.methods import row_generation
 
     monkeypatch.setattr(row_generation, "MIN_TRIPLES", 0)
     monkeypatch.setattr(row_generation, "SPARSE_SKELETON", 0)

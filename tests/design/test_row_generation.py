@@ -1,4 +1,4 @@
-"""Exact metric privacy by row generation (mechdesign.design.row_generation): the same
+"""Exact metric privacy by row generation (mechdesign.design.methods.row_generation): the same
 certified optimum as the whole program (a second method: every skeleton row built), with
 and without a symmetry group, on symmetric and asymmetric distances; the violation scan
 against a direct loop; orbit codes invariant under the group; the path taken only where it
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mechdesign.design import DesignProblem, ExpectedLoss, WorstCaseLoss, row_generation
-from mechdesign.design import strategies as strategies_module
+from mechdesign.design import DesignProblem, ExpectedLoss, WorstCaseLoss
+from mechdesign.design.methods import row_generation
 from mechdesign.design.symmetry import close_group, grid_symmetries
 from mechdesign.errors import SizeLimitError
 from mechdesign.io.problems import euclidean_grid
@@ -155,8 +155,8 @@ def test_a_run_stopped_by_memory_returns_a_private_matrix_with_its_gap(monkeypat
         raise SizeLimitError("the whole program: test budget")
 
     whole = _solve(problem, monkeypatch, False)
-    monkeypatch.setattr(strategies_module, "check_memory", second_round_too_big)
-    monkeypatch.setattr(strategies_module, "solve_program", whole_too_big)
+    monkeypatch.setattr(row_generation, "check_memory", second_round_too_big)
+    monkeypatch.setattr(row_generation, "solve_program", whole_too_big)
     res = _solve(problem, monkeypatch, True)
     assert len(calls) == 2
     assert _used_rows(res)
@@ -175,7 +175,7 @@ def test_a_first_round_without_solution_falls_back_to_the_whole_program(monkeypa
     D = _points(4, 12)
     problem = DesignProblem(MetricDP(1.0, D), ExpectedLoss(D))
     whole = _solve(problem, monkeypatch, False)
-    monkeypatch.setattr(strategies_module, "best_run", lambda runs: None)
+    monkeypatch.setattr(row_generation, "best_run", lambda runs: None)
     res = _solve(problem, monkeypatch, True)
     assert any("the whole program was solved" in note for note in res.notes)
     assert not _used_rows(res)

@@ -320,7 +320,7 @@ def test_finding_wldp_local_design_returns_no_mechanism():
 
 
 def test_finding_staircase_estimation_at_small_epsilon():
-    # FINDING (design/staircase.py, found by the fuzz benchmark, seeds 384, 399, 908, 988):
+    # FINDING (design/engines/staircase.py, found by the fuzz benchmark, seeds 384, 399, 908, 988):
     # Clarabel fails on the staircase estimation program at eps ~ 0.01-0.03 with a
     # non-uniform prior ("Solver 'CLARABEL' failed"). A typed error, but the problem is
     # well posed; docs/formulations.md warns that pattern classes need rescaling.
@@ -329,7 +329,7 @@ def test_finding_staircase_estimation_at_small_epsilon():
 
 
 def test_finding_local_method_reports_a_feasible_problem_infeasible():
-    # FINDING (design/local.py, fuzz seed 952): metric privacy with eps d up to 29 makes
+    # FINDING (design/engines/local.py, fuzz seed 952): metric privacy with eps d up to 29 makes
     # coefficients e^29 = 4e12; every local step then ends "infeasible" although uniform
     # rows are feasible, and solve() raises SolverFailedError.
     D = [[0.0, 2.719, 0.81], [2.719, 0.0, 3.426], [0.81, 3.426, 0.0]]

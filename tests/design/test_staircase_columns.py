@@ -1,4 +1,4 @@
-"""Column generation for the staircase estimation program (design/staircase.py): checked
+"""Column generation for the staircase estimation program (design/engines/staircase.py): checked
 against the full program over every pattern (a second method), on the returned, certified
 mechanisms."""
 
@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mechdesign.design import DesignProblem, EstimationVariance, Status, staircase
+from mechdesign.design import DesignProblem, EstimationVariance, Status
+from mechdesign.design.engines import staircase
 from mechdesign.privacy import LDP
 
 

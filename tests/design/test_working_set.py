@@ -1,4 +1,4 @@
-"""Pure LDP on a working set of outputs (:mod:`mechdesign.design.working_set`): the same
+"""Pure LDP on a working set of outputs (:mod:`mechdesign.design.engines.working_set`): the same
 optimum as the global program, the k-RR closed form for a Hamming loss, a dual bound that
 holds for any multipliers, and the dispatch of ``DesignProblem.solve``."""
 
@@ -12,7 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mechdesign as md
-from mechdesign.design import strategies
+from mechdesign.design.engines.working_set import Envelope, dual_lower_bound, solve_working_set
+from mechdesign.design.methods import program as program_method
+from mechdesign.design.methods import working_set as working_set_method
 from mechdesign.design.outcome import GAP_TOL
 from mechdesign.design.problem import (
     WORKING_SET_BYTES_PER_CUT_ENTRY,
@@ -23,7 +25,6 @@ from mechdesign.design.problem import (
 )
 from mechdesign.design.result import Status
 from mechdesign.design.solvers import MEMORY_BUDGET
-from mechdesign.design.working_set import Envelope, dual_lower_bound, solve_working_set
 
 
 def _losses(k: int, m: int, seed: int) -> dict[str, np.ndarray]:
@@ -52,8 +53,8 @@ def _same_as_global(prob: md.DesignProblem, L: np.ndarray, private) -> None:
     """The working set and the global program: both certified and ``private`` (an
     independent measure), the working set optimal, never worse, and equal to 1e-7 of the
     loss range when the global program is optimal too."""
-    ours = strategies.solve_working_set(prob, {}, None)
-    ref = strategies.solve_program(prob, None, {}, None)
+    ours = working_set_method.solve_working_set(prob, {}, None)
+    ref = program_method.solve_program(prob, None, {}, None)
     assert ours.status is Status.OPTIMAL and ours.gap <= GAP_TOL
     for res in (ours, ref):
         assert res.certificate.met and private(res.mechanism)
@@ -85,7 +86,7 @@ def test_the_dual_function_bounds_the_optimum_for_any_multipliers(k, m, eps, see
     rng = np.random.default_rng(seed)
     L = rng.random((k, m))
     prob = md.DesignProblem(md.LDP(eps), md.ExpectedLoss(L))
-    optimum = strategies.solve_program(prob, None, {}, None).value
+    optimum = program_method.solve_program(prob, None, {}, None).value
     lam = rng.normal(shift, 1.0, k) / k
     assert dual_lower_bound(L / k, lam, Envelope.ldp(eps)) <= optimum + 1e-12
 
@@ -99,7 +100,7 @@ def test_the_deletion_bound_holds_for_any_multipliers(k, m, eps, seed, shift, mu
     rng = np.random.default_rng(seed)
     L = rng.random((k, m))
     prob = md.DesignProblem(md.DeletionLDP(eps), md.ExpectedLoss(L))
-    optimum = strategies.solve_program(prob, None, {}, None).value
+    optimum = program_method.solve_program(prob, None, {}, None).value
     lam = rng.normal(shift, 1.0, k) / k
     envelope = Envelope.deletion(eps, k, m)
     assert (envelope.max_total is not None) == (math.exp(eps) < min(k, m))
@@ -204,9 +205,10 @@ def test_an_entry_budget_stops_the_loop_with_the_best_point_and_its_gap(monkeypa
 def test_a_time_limit_returns_the_best_point_with_its_gap(monkeypatch):
     # k = 1000 takes about 5 s; stopped by the time limit after its first round, the best
     # point so far is returned, private and certified, with its (honest, positive) gap. The
-    # clock the limit reads (mechdesign.design.solvers.time) is a FakeClock that passes the
+    # clock the limit reads (mechdesign.design.solvers.run.time) is a FakeClock that passes the
     # 60 s limit as the first round's solve returns: the same on an idle or a busy machine
-    from mechdesign.design import cut_generation, solvers, working_set
+    from mechdesign.design.engines import cut_generation, working_set
+    from mechdesign.design.solvers import run as solvers
     from mechdesign.testing.timing import FakeClock
 
     clock = FakeClock()
@@ -234,7 +236,7 @@ def test_a_time_limit_returns_the_best_point_with_its_gap(monkeypatch):
 @pytest.mark.parametrize("notion", [md.LDP(1.0), md.DeletionLDP(1.0)])
 def test_a_time_limit_before_the_first_round_names_the_limit(monkeypatch, notion):
     # pure LDP (cut generation's master) and deletion LDP with maxima (the LP of pairs)
-    from mechdesign.design import cut_generation, working_set
+    from mechdesign.design.engines import cut_generation, working_set
 
     def never_finishes(h, stop):
         return "kTimeLimit"
@@ -264,7 +266,7 @@ def test_dispatched_designs_match_the_global_program_at_k_100(eps, loss):
     assert any("working set" in n for n in ours.notes)
     assert ours.status is Status.OPTIMAL and ours.gap <= GAP_TOL and ours.certificate.met
     assert md.epsilon_ldp(ours.mechanism) <= eps
-    ref = strategies.solve_program(prob, None, {}, None)
+    ref = program_method.solve_program(prob, None, {}, None)
     span = float(L.max() - L.min())
     assert ours.value <= ref.value + 1e-7 * span
     if ref.status is Status.OPTIMAL:

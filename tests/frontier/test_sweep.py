@@ -138,7 +138,7 @@ def test_a_failed_warm_start_is_rerun_cold_then_falls_back(monkeypatch):
 def test_warm_highs_outside_cvxpys_data_layout_falls_back(monkeypatch):
     # if a cvxpy release changes its HiGHS data layout, the warm path raises SolverError
     # (never unpacks a wrong answer) and every point is re-solved by the default solver
-    from mechdesign.design import solvers
+    from mechdesign.design.solvers import highs as solvers
     prob = _random_ldp()
     good = frontier(prob, EPS).values
 

@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 
-from .solvers import Deadline
+from ..solvers.run import Deadline
 from .working_set import (
     Envelope,
     WorkingSetSolution,
@@ -71,6 +71,9 @@ from .working_set import (
     scaled_costs,
     solve_round,
 )
+
+__all__ = ["CHUNK_ENTRIES", "CUT_TOL", "LP_OPTIONS", "MAX_ROUNDS", "OUTPUTS_PER_ROUND",
+           "PRICING_TOL", "SortedRows", "greedy_fill", "solve_cut_generation"]
 
 CUT_TOL = 1e-9
 """A row's cut enters when ``theta_x < phi_x(t) - CUT_TOL max(1, |phi_x(t)|)`` (costs scaled

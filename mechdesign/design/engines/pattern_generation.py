@@ -40,9 +40,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import null_space
 
-from ..errors import SolverFailedError
-from .objectives import EstimationVariance
-from .solvers import Deadline
+from ...errors import SolverFailedError
+from ..objectives import EstimationVariance
+from ..solvers.run import Deadline
+
+__all__ = ["BARRIER_END", "EXACT_PRICING_K", "EXACT_TARGET_GAP", "FROM_K", "IDLE", "MAX_K",
+           "MAX_ROUNDS", "PRICING_CHUNK", "PRICING_TOL", "RANDOM_STARTS", "STALL_ROUNDS",
+           "STALL_TOL", "TARGET_GAP", "PatternSolution", "shor_bound", "solve_estimation_patterns",
+           "workload_has_full_rank"]
 
 log = logging.getLogger("mechdesign.design")
 

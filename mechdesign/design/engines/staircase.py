@@ -27,17 +27,24 @@ import numpy as np
 from scipy.linalg import null_space
 from scipy.optimize import linprog, nnls
 
-from ..errors import SizeLimitError, SolverFailedError
-from ..oracles.subset import subset_selection_risk
-from .bound import pattern_lp_lower_bound
-from .objectives import (
+from ...errors import SizeLimitError, SolverFailedError
+from ...oracles.subset import subset_selection_risk
+from ..bound import pattern_lp_lower_bound
+from ..objectives import (
     EstimationVariance,
     InformationObjective,
     Objective,
     criterion_expression,
     projected_criterion,
 )
-from .solvers import Deadline
+from ..solvers.run import Deadline
+
+__all__ = ["BOUND_LP_OPTIONS", "CLARABEL_RETRIES", "COLUMN_GENERATION_ABOVE", "MAX_COLUMN_ROUNDS",
+           "MAX_STAIRCASE_EPSILON", "MAX_STAIRCASE_K", "PRICING_TOL", "REFINE_ABOVE",
+           "TIGHT_CLARABEL", "TIME_LIMIT_KEYS", "StaircaseSolution", "information_expression",
+           "information_scaling", "linear_bound", "pattern_bits", "pattern_data", "patterns",
+           "purify", "solve_estimation", "solve_sublinear", "solve_with_retries",
+           "symmetric_estimation", "tighter_solve", "unscale", "value_and_gradient"]
 
 MAX_STAIRCASE_EPSILON = 30.0
 """Largest epsilon of the staircase programs: the patterns hold 1 and e^eps side by side.

@@ -54,7 +54,12 @@ from typing import Any
 
 import numpy as np
 
-from .solvers import Deadline, run_interruptible, silence_highs_banner
+from ..solvers.highs import silence_highs_banner
+from ..solvers.run import Deadline, run_interruptible
+
+__all__ = ["LP_OPTIONS", "MAX_ROUNDS", "OUTPUTS_PER_ROUND", "PRICING_TOL", "Envelope",
+           "WorkingSetSolution", "dual_lower_bound", "new_highs", "run_highs", "scaled_costs",
+           "solve_round", "solve_working_set"]
 
 PRICING_TOL = 1e-10
 """Relative reduced cost below which an output enters (in the cost's units)."""

@@ -36,10 +36,10 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from ..errors import SizeLimitError, SolverFailedError
-from .certify import clean
-from .objectives import MinimaxEstimation, criterion_expression
-from .solvers import Deadline
+from ...errors import SizeLimitError, SolverFailedError
+from ..certify import clean
+from ..objectives import MinimaxEstimation, criterion_expression
+from ..solvers.run import Deadline
 from .staircase import (
     REFINE_ABOVE,
     StaircaseSolution,
@@ -54,6 +54,8 @@ from .staircase import (
     unscale,
     value_and_gradient,
 )
+
+__all__ = ["MAX_MINIMAX_K", "VERTEX_DUAL", "solve_minimax_estimation"]
 
 MAX_MINIMAX_K = 10
 """Largest k of the minimax program: it holds every one of the ``2^k - 1`` patterns in one

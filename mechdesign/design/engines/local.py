@@ -21,13 +21,15 @@ import cvxpy as cp
 import numpy as np
 from scipy.linalg import null_space
 
-from ..errors import InvalidParameterError, SolverFailedError
-from .certify import clean
-from .objectives import (
+from ...errors import InvalidParameterError, SolverFailedError
+from ..certify import clean
+from ..objectives import (
     EstimationVariance,
     InformationObjective,
     criterion_expression,
 )
+
+__all__ = ["solve_local", "starts"]
 
 
 def starts(k: int, n: int, seed: int = 0, count: int = 3) -> list[np.ndarray]:

@@ -55,6 +55,12 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 from scipy.sparse.csgraph import connected_components
 
+__all__ = ["ALMOST", "CERTIFY_BELOW", "CORRECTORS", "DUAL_REG", "MAX_BLOCK", "MAX_EQUALITIES",
+           "MAX_ITERATIONS", "MAX_ROWS_PER_VARIABLE", "MIN_BLOCKS", "MMAP_THRESHOLD", "PRIMAL_REG",
+           "REFINEMENTS", "REFINE_TOL", "RETRY_REG", "RHS_COLUMNS", "ROUND_OFF", "STALL",
+           "STEP_FRACTION", "THREADS", "TOLERANCE", "BlockSolution", "BlockStructure",
+           "find_blocks", "fix_mmap_threshold", "solve_block_lp"]
+
 MIN_BLOCKS = 8
 """Fewer independent blocks than this: no structure worth exploiting."""
 

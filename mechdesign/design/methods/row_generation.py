@@ -23,17 +23,29 @@ orbit (:mod:`~mechdesign.design.symmetry`).
 
 from __future__ import annotations
 
+import dataclasses
+import logging
+import math
+import time
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..neighbors import greedy_spanner, is_graph, metric_skeleton
-from ..privacy.notions import MetricDP
-from .formulations import Coefficients, Formulation, orbit_ratio_rows
-from .symmetry import Symmetry
+from ...errors import SizeLimitError
+from ...neighbors import greedy_spanner, is_graph, metric_skeleton
+from ...privacy.notions import MetricDP
+from ..formulations import Coefficients, Formulation, orbit_ratio_rows
+from ..outcome import GAP_TOL
+from ..program import best_run
+from ..result import DesignResult
+from ..solvers import Deadline, check_memory
+from ..symmetry import Symmetry, check_invariant
+from .program import solve_program
 
 if TYPE_CHECKING:
-    from .problem import DesignProblem
+    from ..spec import ProblemSpec
+
+log = logging.getLogger("mechdesign.design")
 
 VIOLATION_TOL = 1e-9
 """A triple enters when ``Q[a, y] - e^{eps D[a, b]} Q[b, y]`` exceeds this (entries of Q lie
@@ -75,7 +87,7 @@ CHUNK_ENTRIES = 4_000_000
 """Entries of the ``pairs x n`` violation matrix scanned at once (32 MB)."""
 
 
-def plan(spec: DesignProblem) -> list[tuple[int, int, float]] | None:
+def plan(spec: ProblemSpec) -> list[tuple[int, int, float]] | None:
     """The skeleton of the distance when row generation solves ``spec``: exact metric
     privacy over a distance matrix (no spanner, not a graph; the caller has routed
     information objectives elsewhere), more than
@@ -91,7 +103,7 @@ def plan(spec: DesignProblem) -> list[tuple[int, int, float]] | None:
     return edges if dense and 2 * len(edges) * spec.n >= MIN_TRIPLES else None
 
 
-def directed(spec: DesignProblem, edges: list[tuple[int, int, float]]
+def directed(spec: ProblemSpec, edges: list[tuple[int, int, float]]
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(a, b, d)``: both directions of ``edges`` at their own true distances (infinite
     ones left out), as :meth:`MetricDP.directed_pairs` gives them for the exact notion."""
@@ -99,7 +111,7 @@ def directed(spec: DesignProblem, edges: list[tuple[int, int, float]]
     return notion.directed_pairs(spec.inputs, edges, 1.0)
 
 
-def start_pairs(spec: DesignProblem, D: np.ndarray
+def start_pairs(spec: ProblemSpec, D: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The directed edges of a greedy :data:`START_SPANNER`-spanner of the distances ``D``,
     at their true distances."""
@@ -155,7 +167,7 @@ def largest(excess: np.ndarray, cap: int) -> np.ndarray:
     return np.argpartition(-excess, cap - 1)[:cap]
 
 
-def formulate_rows(spec: DesignProblem, row_codes: np.ndarray, D: np.ndarray
+def formulate_rows(spec: ProblemSpec, row_codes: np.ndarray, D: np.ndarray
                    ) -> Formulation:
     """The metric rows of ``row_codes`` (see :func:`codes`) at the distances ``D``, on one
     variable per orbit of entries (per entry without a symmetry):
@@ -169,7 +181,7 @@ def formulate_rows(spec: DesignProblem, row_codes: np.ndarray, D: np.ndarray
     return orbit_ratio_rows(k, n, spec.symmetry, orbit[a, y], orbit[b, y], D[a, b], coef)
 
 
-def estimated_nonzeros(spec: DesignProblem, n_rows: int) -> int:
+def estimated_nonzeros(spec: ProblemSpec, n_rows: int) -> int:
     """Constraint nonzeros of a round with ``n_rows`` metric rows (two each, and the row
     sums)."""
     return 2 * n_rows + spec.k * spec.n
@@ -179,3 +191,122 @@ __all__ = ["FEW_ROWS", "MAX_ROUNDS", "MIN_TRIPLES", "NEW_PER_ROUND", "SMALL_EXCE
            "SPARSE_SKELETON", "START_SPANNER", "VIOLATION_TOL", "all_columns", "codes",
            "directed", "estimated_nonzeros", "formulate_rows", "largest", "plan",
            "start_pairs", "violated"]
+
+
+def solve_row_generation(spec: ProblemSpec, skeleton: list, solver: str | None,
+                         options: dict, time_limit: float | None) -> DesignResult:
+    """Exact metric privacy on the triples that bind (this module's helpers):
+    each round builds and solves the program on the current triples (a relaxation, with its
+    certified dual bound); the skeleton's violated triples enter and the next round solves
+    again (the most violated first, at most :data:`NEW_PER_ROUND` of the
+    starting triples a round), until none is violated, the time limit or
+    :data:`MAX_ROUNDS`. The
+    last round's matrix is certified against the notion itself, its gap against the last
+    round's bound (every round's bound is a bound on the exact optimum). A round that leaves
+    at most :data:`FEW_ROWS` of its rows violated, by at most
+    :data:`SMALL_EXCESS`, is certified first, and stands when its repaired
+    matrix meets the notion within the gap tolerance."""
+    t0 = time.perf_counter()
+    notion = spec.privacy
+    D = notion.distances(spec.inputs)  # type: ignore[union-attr]
+    if spec.symmetry is not None:
+        check_invariant("distance", D, spec.symmetry, "ii")
+    deadline = Deadline(time_limit)
+    k, n, eps = spec.k, spec.n, notion.epsilon  # type: ignore[union-attr]
+    a, b, d = directed(spec, skeleton)
+    start_a, start_b, _ = start_pairs(spec, D)
+    cap = max(1, int(NEW_PER_ROUND * len(start_a) * n))  # triples a round
+    rows = codes(spec.symmetry, k, n,
+                                *all_columns(start_a, start_b, n))
+    what = f"MetricDP design with {k} inputs and {n} outputs (row generation)"
+    times = [time.perf_counter() - t0, 0.0]  # build (skeleton, starting rows), solve
+    program, runs, rounds, left, solved_rows = None, [], 0, 0, 0  # rounds: solved ones
+
+    def conclude() -> DesignResult:
+        assert program is not None
+        res = program.conclude(runs, "MetricDP by row generation on the skeleton's triples "
+                               "(docs/formulations.md)", times[0], times[1], spec=spec)
+        note = (f"row generation: {rounds} rounds, {solved_rows:,} "
+                + ("orbit rows" if spec.symmetry is not None else "rows")
+                + f" of the {2 * len(skeleton) * n:,} skeleton rows"
+                + ("" if not left else f"; {left:,} rows still violated (by more than "
+                   f"{VIOLATION_TOL:g}) when it stopped: the envelope repair "
+                   "restores privacy and the gap says what that cost"))
+        return dataclasses.replace(res, notes=(*res.notes, note))
+
+    while True:
+        try:
+            check_memory(estimated_nonzeros(spec, rows.size), what)
+        except SizeLimitError:
+            if program is None:
+                raise
+            break  # the last finished round stands
+        t1 = time.perf_counter()
+        trial = spec.compile(form=formulate_rows(spec, rows, D))
+        t2 = time.perf_counter()
+        name = trial.default_solver(solver)
+        # one solve; the rescues of a failed one and, for the final round, the re-solves of
+        # a gap above tolerance (an intermediate round only finds violations; a final one
+        # certified within the tolerance stands, whatever the solver's own status)
+        again = {"explicit": bool(solver or options), "options": options}
+        first = trial.run(name, options, None, deadline.remaining())
+        trial_runs = [first] if first.Q is not None else trial.attempts(
+            name, time_limit=deadline.remaining(), first=first, **again)
+        best = best_run(trial_runs)
+        new, excess = np.zeros(0, dtype=np.int64), 0.0
+        if best is not None:
+            va, vb, vy, ve = violated(best.Q, a, b, d, eps)
+            excess = float(ve.max()) if ve.size else 0.0
+            keep = largest(ve, cap)
+            new = np.setdiff1d(codes(spec.symmetry, k, n, va[keep], vb[keep],
+                                                    vy[keep]), rows, assume_unique=True)
+            if not new.size and first.Q is not None and not (
+                    first.gap is not None and first.gap <= GAP_TOL):
+                trial_runs = trial.attempts(name, time_limit=deadline.remaining(),
+                                            first=first, **again)
+                best = best_run(trial_runs)
+        compile_time = sum(r.compile_time for r in trial_runs)
+        times[0] += t2 - t1 + compile_time
+        times[1] += time.perf_counter() - t2 - compile_time
+        if best is None and program is not None:
+            break  # the last solved round stands
+        program, runs, solved_rows = trial, trial_runs, rows.size
+        if best is None:
+            break
+        rounds += 1
+        left = new.size
+        log.info("row generation round %d: %d rows, %.1f s; %d violated rows (by up to %.2g)",
+                 rounds, rows.size, time.perf_counter() - t1, left, excess)
+        if not left or deadline.expired or rounds >= MAX_ROUNDS:
+            break
+        if (left <= FEW_ROWS * rows.size
+                and excess <= SMALL_EXCESS):
+            res = conclude()
+            if _certified(res):
+                return res
+        rows = np.union1d(rows, new)
+    res = conclude() if rounds else None
+    if (res is not None and _certified(res)) or deadline.expired:
+        return res if res is not None else conclude()
+    # no round solved, or one failed before the rows were complete (fuzzing: both solvers
+    # failed on a round at eps = 2.5..3.5): the whole program, whose rescues may fare better
+    try:
+        whole = solve_program(spec, solver, options, deadline.remaining())
+    except SizeLimitError:
+        return res if res is not None else conclude()
+    if res is not None and _gap_key(res) <= _gap_key(whole):
+        return res
+    return dataclasses.replace(whole, notes=(
+        *whole.notes, f"row generation stopped after {rounds} solved rounds ("
+        + (runs[-1].error or "rows still violated" if runs else "not run")
+        + "): the whole program was solved"))
+
+
+def _gap_key(res: DesignResult) -> float:
+    return math.inf if res.gap is None else res.gap
+
+
+def _certified(res: DesignResult) -> bool:
+    """The result meets its notion with a certified gap within the tolerance."""
+    return (res.certificate is not None and res.certificate.met and res.gap is not None
+            and res.gap <= GAP_TOL)
