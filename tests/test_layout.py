@@ -26,16 +26,11 @@ SKIPPED = ("__init__.py", "__main__.py")
 # module (dotted, below mechdesign) -> {test file covering it: a name both files contain}
 KNOWN_WITHOUT_MIRROR: dict[str, dict[str, str]] = {
     "_coerce": {"tests/test_randomizer.py": "Randomizer"},
-    "_exact": {"tests/privacy/test_measure_bounds.py": "LOG_RATIO_ULPS",
-               "tests/privacy/test_verify.py": "exp_bracket"},
     "_html": {"tests/test_reprs.py": "_repr_html_"},
     "_lazy": {"tests/plotting/test_exports.py": "lazy",
               "tests/cli/test_help.py": "cvxpy"},
     "_subsets": {"tests/test_evidential.py": "mask",
                  "tests/test_bad_input.py": "plausibility"},
-    "_validation": {"tests/test_prior_normalisation.py": "PriorNormalisedWarning",
-                    "tests/estimation/test_inputs.py": "as_prior",
-                    "tests/test_bad_input.py": "must lie in"},
     "design.certify": {"tests/design/test_design.py": "certify",
                        "tests/design/test_certificates.py": "certify"},
     "design.formulations": {"tests/design/test_design.py": "BuildContext",

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 import mechdesign as md
 from mechdesign.errors import InvalidParameterError, SizeLimitError
 from mechdesign.privacy.verify import (
-    EXP_CLAMP,
     MAX_EXACT_ENTRIES,
     NOTIONS,
     exp_bracket,
@@ -49,26 +48,6 @@ def mp_ldp_holds(Q: np.ndarray, eps: float, scale: float = 1.0) -> bool:
                 if a > 0 and (b == 0 or a / b > bound):
                     return False
     return True
-
-
-# ------------------------------------------------------------------------------ e^x bracket
-@settings(max_examples=100, deadline=None)
-@given(st.floats(-60, 60, allow_nan=False))
-def test_exp_bracket_contains_e_to_the_x_and_is_tight(x):
-    lo, hi = exp_bracket(x)
-    true = mp.exp(mp.mpf(x))  # x is a float, read exactly by both
-    assert mp.mpf(lo.numerator) / lo.denominator <= true <= mp.mpf(hi.numerator) / hi.denominator
-    assert (hi - lo) / lo <= Fraction(1, 10**58)  # a few units at 60 digits
-    assert (lo < hi) is (x != 0)  # e^0 = 1 is the only exact value
-
-
-def test_exp_bracket_of_zero_is_exact_and_large_exponents_are_clamped():
-    assert exp_bracket(0.0) == (Fraction(1), Fraction(1))
-    assert exp_bracket(5000.0) == exp_bracket(EXP_CLAMP)
-    assert exp_bracket(-5000.0) == exp_bracket(-EXP_CLAMP)
-    # a rational exponent (1/3) is bracketed for itself, not for a float near it
-    lo, hi = exp_bracket(Fraction(1, 3), digits=40)
-    assert lo < Fraction(mp.nstr(mp.exp(mp.mpf(1) / 3), 45)) < hi
 
 
 # ------------------------------------------------------------------------------ references
