@@ -25,12 +25,6 @@ SKIPPED = ("__init__.py", "__main__.py")
 
 # module (dotted, below mechdesign) -> {test file covering it: a name both files contain}
 KNOWN_WITHOUT_MIRROR: dict[str, dict[str, str]] = {
-    "_coerce": {"tests/test_randomizer.py": "Randomizer"},
-    "_html": {"tests/test_reprs.py": "_repr_html_"},
-    "_lazy": {"tests/plotting/test_exports.py": "lazy",
-              "tests/cli/test_help.py": "cvxpy"},
-    "_subsets": {"tests/test_evidential.py": "mask",
-                 "tests/test_bad_input.py": "plausibility"},
     "design.certify": {"tests/design/test_design.py": "certify",
                        "tests/design/test_certificates.py": "certify"},
     "design.formulations": {"tests/design/test_design.py": "BuildContext",
@@ -54,10 +48,6 @@ KNOWN_WITHOUT_MIRROR: dict[str, dict[str, str]] = {
                          "tests/design/test_pattern_generation.py": "solve_estimation"},
     "design.strategies": {"tests/design/test_working_set.py": "solve_working_set",
                           "tests/design/test_row_generation.py": "solve_program"},
-    "errors": {"tests/test_bad_input.py": "InvalidParameterError",
-               "tests/test_bad_input_corpus.py": "ValidationError"},
-    "losses": {"tests/design/test_design.py": "hamming",
-               "tests/test_bad_input_corpus.py": "from_distance"},
     "testing.cases": {"tests/design/test_design_fuzz.py": "NOTION_KINDS"},
     "testing.fuzz": {"tests/design/test_design_fuzz.py": "run_case"},
     "testing.reference": {"tests/design/test_design_fuzz.py": "reference_lp"},
