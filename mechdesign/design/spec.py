@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from ..privacy.notions import Notion
     from .formulations import BuildContext, Formulation
     from .objectives import Objective
-    from .program import FeasibleSet, Program
     from .result import DesignResult
     from .symmetry import Symmetry
 
@@ -48,11 +47,13 @@ class ProblemSpec(Protocol):
     def build_context(self, n: int | None = None, parametric: bool = False) -> BuildContext:
         ...
 
-    def feasible_set(self, parametric: bool = False,
-                     form: Formulation | None = None) -> FeasibleSet:
+    def feasible_set(self, parametric: bool = False, form: Formulation | None = None) -> Any:
+        """A :class:`~mechdesign.design.program.FeasibleSet` (typed ``Any`` here: the
+        program module reads problems through this protocol, so it cannot be imported)."""
         ...
 
-    def compile(self, parametric: bool = False, form: Formulation | None = None) -> Program:
+    def compile(self, parametric: bool = False, form: Formulation | None = None) -> Any:
+        """A :class:`~mechdesign.design.program.Program` (see :meth:`feasible_set`)."""
         ...
 
     def with_privacy(self, privacy: Notion) -> ProblemSpec:
