@@ -68,8 +68,9 @@ log = logging.getLogger("mechdesign.design")
 
 WORKING_SET_MIN_ENTRIES = 100 * 100
 """Smallest k x n for which pure LDP with an expected loss goes to the working-set path
-(``benchmarks/ldp_working_set.py``: at k = 100 both take well under a second, 0.07 s and
-0.25 s; smaller problems keep the global program)."""
+(measured by ``benchmarks/ldp_working_set.py``: at k = 100 both paths take well under a
+second, the working set the faster, ``benchmarks/README.md``, "Pure LDP at large k"; smaller
+problems keep the global program)."""
 
 WORKING_SET_BYTES_PER_PAIR = 2_000
 """Peak memory per (input, output) pair of the working-set LP (a column, a cap row and

@@ -58,7 +58,7 @@ SECOND_METHOD_MIN_SECONDS = 30.0
 certified gap is above tolerance gets as long as the first solve took, at least this: on
 large metric LPs HiGHS is many times slower than Clarabel (a 28 x 28 spanner grid whose
 Clarabel answer had a gap of 1.2e-6 spent the rest of a 900 s limit in HiGHS and returned
-the same answer)."""
+the same answer: ``benchmarks/README.md``, "Grids at scale")."""
 
 STRICT_INFEASIBILITY = {"tol_infeas_abs": 1e-14, "tol_infeas_rel": 1e-14}
 """Clarabel settings of the last re-solve of a problem feasible and bounded by construction

@@ -48,10 +48,10 @@ output then prices at the better of its rays ``w = 0, u = t`` and ``w = a t, u =
 row's dual ``rho`` joins one row's multiplier (any row sum implies the fill row, and
 ``(lambda + rho - c)_+ <= (lambda - c)_+ + rho``).
 
-Measured (``benchmarks/ldp_working_set.py``, side by side): k = 1000 on a uniform random
-loss in 5.5 s against 15 s for the LP of pairs; the absolute loss, whose optimum uses 2
-outputs but whose LP of pairs passes through 100,000 pairs, at k = 1000 in 0.7 s against
-33 s.
+Measured side by side with the LP of pairs (``benchmarks/ldp_working_set.py``; numbers in
+``benchmarks/README.md``, "Pure LDP at large k", fifth run): faster at k = 1000 on a uniform
+random loss, and by far more on the absolute loss, whose optimum uses 2 outputs but whose
+LP of pairs passes through 100,000 pairs.
 """
 
 from __future__ import annotations
@@ -90,7 +90,8 @@ rounds."""
 LP_OPTIONS = {"solver": "simplex", "simplex_strategy": 1,
               "primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 """HiGHS options of the master: dual simplex (measured at k = 1000 on a uniform random
-loss: 5.0 s, against 7.0 s primal and 5.1 s HiGHS's choice) at tight tolerances."""
+loss: faster than primal simplex and on a par with HiGHS's own choice; ``benchmarks/README.md``,
+"Measurements behind the library's constants") at tight tolerances."""
 
 CHUNK_ENTRIES = 4_000_000
 """Entries of a k x |Y| (greedy fill) or cuts x outputs (pricing) block processed at once."""

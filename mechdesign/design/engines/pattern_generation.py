@@ -89,7 +89,8 @@ PRICING_CHUNK = 1 << 16
 
 FROM_K = 12
 """Smallest k of this path with the default solver (exact pricing makes it faster than the
-full staircase program from here: k = 12 in 0.47 s instead of 16.4 s, k = 16 in 2.0 s)."""
+full staircase program from here, as measured on the benchmark machine:
+``benchmarks/README.md``, "Measurements behind the library's constants")."""
 
 MAX_K = 128
 """Largest k of this path (the semidefinite bound has ``(k + 1)``-square blocks)."""

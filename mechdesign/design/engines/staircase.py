@@ -54,7 +54,8 @@ program returns non-finite weights from eps = 100 and overflows from 700. Above 
 design is refused with a typed error naming this limit."""
 
 MAX_STAIRCASE_K = 16
-"""The pattern LP has 2^k - 1 variables: k <= 16 (measured 2.2 s at k = 16)."""
+"""The pattern LP has 2^k - 1 variables: k <= 16 (measured to solve in seconds at k = 16:
+``benchmarks/README.md``, "Measurements behind the library's constants")."""
 
 
 def patterns(k: int, epsilon: float) -> np.ndarray:
@@ -164,8 +165,9 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
     :data:`MAX_COLUMN_ROUNDS`, then the result is marked inaccurate). A pattern left out
     with reduced cost ``-r`` costs at most about ``r^2`` over the curvature. Checked
     against the full program in ``tests/test_staircase_columns.py``; measured in
-    ``benchmarks/design_scaling.py`` (section 4): same criterion to 1.2e-9 relative at
-    k = 9..11, 1.9x to 2.5x faster, k = 14 in 620 s.
+    ``benchmarks/design_scaling.py`` (section 4; numbers in ``benchmarks/README.md``,
+    "Design scaling"): same criterion to 1.2e-9 relative at k = 9..11 and faster than the
+    full program, and it reaches k = 14 (1186 of 16,383 patterns).
     ``gap`` reports the first-order bound: for convex f and any feasible ``v'``,
     ``f(v') >= f(v) + sum_j r_j v'_j - sum_j r_j v_j`` and ``sum_j v'_j <= k``, so
     ``(f(v) - f*) / |f| <= (k max(0, -min_j r_j) + |sum_j r_j v_j|) / |f|``; it is loose

@@ -30,8 +30,9 @@ few pairs ``U[x, y] > 0`` (k-RR for a Hamming loss uses every output but one pai
 so the program is solved on a working set: outputs ``Y`` and, for each, the pairs that
 price profitably, ``c[x, y] < lambda_x - tol / e^eps`` (a pair outside prices at
 ``c[x, y] - lambda_x``, its cap row being absent; pairs at a tie, which a Hamming loss has
-by the thousand, stay out: entering them all took k-RR at k = 1000 from 0.8 s to 27 s and
-1.4 GB). The LP in ``(T, t_Y, U_W)`` (one cap row per pair) is
+by the thousand, stay out: entering them all made k-RR at k = 1000 many times slower and
+larger: ``benchmarks/README.md``, "Pure LDP at large k"). The LP in ``(T, t_Y, U_W)`` (one
+cap row per pair) is
 warm-started by HiGHS's primal simplex as columns are added. Missing pairs of outputs
 already in enter first; when there are none, an output ``y`` outside ``Y`` prices at
 ``h_y(lambda) + nu`` with the LP's row duals ``lambda`` and the T row's dual ``nu``
@@ -409,7 +410,9 @@ def solve_working_set(c: Any, envelope: Envelope, deadline: Deadline | None = No
         lp.add_pairs(xs, entering[js])
     if solved is None:  # the first LP did not finish
         return WorkingSetSolution(None, math.nan, -math.inf, rounds, (), status)
-    Q = lp.mechanism(solved)  # k x m: built once, not every round (0.1 s each at k = 3000)
+    # k x m: built once, not every round (each build's cost at large k: benchmarks/README.md,
+    # "Pure LDP at large k", fourth run)
+    Q = lp.mechanism(solved)
     return WorkingSetSolution(Q, sigma * float((c * Q).sum()),
                               sigma * dual_lower_bound(c, lam, envelope, mu), rounds,
                               tuple(int(y) for y in np.flatnonzero(Q.sum(axis=0) > 0)),

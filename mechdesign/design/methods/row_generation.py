@@ -75,10 +75,11 @@ built whole: a 1.1-spanner would start with most of it, so rounds would gain not
 NEW_PER_ROUND = 1 / 3
 """A round adds at most this fraction of the starting triples, the most violated first
 (ties within an orbit share their excess, so whole orbits enter). Adding every violated
-triple took 63 s at 20 x 20 but made the 24 x 24 grid's second round a 1.01 million-row
-program that Clarabel had not solved after 7 minutes; with the cap: 20 x 20 in 67 s (7
-solves, 254,564 rows at the end instead of 404,555), 24 x 24 in 208 s
-(``benchmarks/metric_rows.py``)."""
+triple was a little faster at 20 x 20 but made the 24 x 24 grid's second round a 1.01
+million-row program that Clarabel did not finish within the benchmark's limit; with the cap
+the rounds are more (7 solves at 20 x 20 instead of 4) but each program smaller (254,564
+rows at the end instead of 404,555), and 24 x 24 finishes (``benchmarks/metric_rows.py``;
+times in ``benchmarks/README.md``, "Exact grids by row generation")."""
 
 MAX_ROUNDS = 50
 """A safety stop (measured: 6 or 7 solves for the 12 x 12 to 24 x 24 grids)."""
@@ -92,8 +93,8 @@ def plan(spec: ProblemSpec) -> list[tuple[int, int, float]] | None:
     privacy over a distance matrix (no spanner, not a graph; the caller has routed
     information objectives elsewhere), more than
     :data:`SPARSE_SKELETON` pairs per input and at least :data:`MIN_TRIPLES` skeleton
-    triples; else None. (The skeleton is O(k^3) in blocks, cheap next to the program it
-    avoids: 1.5 s for the 32 x 32 grid, measured while another job ran.)"""
+    triples; else None. (The skeleton is O(k^3) in blocks, measured cheap next to the
+    program it avoids: ``benchmarks/README.md``, "Exact grids by row generation".)"""
     notion = spec.privacy
     if (not isinstance(notion, MetricDP) or notion.spanner is not None
             or is_graph(notion.distance) or spec.focal_sets is not None):

@@ -87,7 +87,8 @@ def _second_deadline(deadline: Deadline, answered: bool) -> Deadline:
     """The time of a second method after a failed first one: what remains of ``deadline``,
     and, when the first left an answer (a feasible point with its gap), at most its own
     time, :data:`~mechdesign.design.program.SECOND_METHOD_MIN_SECONDS` at least (the LP of
-    pairs took minutes on designs the cutting planes solve in a tenth of a second)."""
+    pairs was measured many times slower on designs the cutting planes solve quickly:
+    ``benchmarks/README.md``, "Pure LDP at large k")."""
     limits = [deadline.remaining()]
     if answered:
         limits.append(max(SECOND_METHOD_MIN_SECONDS, time.monotonic() - deadline.start))

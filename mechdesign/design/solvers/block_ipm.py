@@ -21,8 +21,9 @@ symmetric mode; a block is a few hundred to a few thousand entries on a sparse g
 contributes ``E_b M_b^{-1} E_b^T``. A general KKT factorisation instead orders the whole
 system at once and pays for the equality rows' coupling in every block's fill: on the
 32 x 32 spanner grid with the 8 symmetries (136 blocks of 1,024 variables, 136 equality
-rows, a million inequality rows) Clarabel's factorisation takes about 4.7 s an iteration,
-the blocks about 0.7 s on the same two cores (each block's LU and its solves for ``S``).
+rows, a million inequality rows) Clarabel's factorisation of an iteration was measured
+several times slower than the blocks' (each block's LU and its solves for ``S``) on the
+same two cores (``benchmarks/README.md``, "Grids at scale").
 
 The method is Mehrotra's predictor-corrector (Mehrotra, "On the implementation of a
 primal-dual interior point method", SIAM J. Optim. 2 (1992); Wright, *Primal-Dual
@@ -291,7 +292,9 @@ def fix_mmap_threshold() -> bool:
     fragments: the 32 x 32 grid's solve peaked at 8 GB of resident memory (the 136
     factorisations hold 114 MiB). Fixed at 1 MiB the peak was 1.6 GB; at 256 KiB 1.5 GB
     on that grid (and the same time), and 0.8 GB instead of 2.4 GB on the unreduced
-    16 x 16 grid (256 blocks, whose 0.5 MB Schur parts stayed on the heap at 1 MiB)."""
+    16 x 16 grid (256 blocks, whose 0.5 MB Schur parts stayed on the heap at 1 MiB;
+    ``benchmarks/design_scaling.py --only grids``, ``benchmarks/README.md``, "Grids at
+    scale")."""
     try:
         libc = ctypes.CDLL(None)
         m_mmap_threshold = -3  # glibc's malloc.h
@@ -335,8 +338,8 @@ class _Newton:
             blk.lu = blk.factor(D[self.row_starts[b]:self.row_starts[b + 1]])
             # in slices of RHS_COLUMNS right-hand sides: whole (n_b x |eq|) dense blocks
             # are a megabyte each at 32 x 32, and with them the fixed mmap threshold
-            # (fix_mmap_threshold) cost time: 25 iterations took 41.9 s unsliced at
-            # 512 KiB, 33.7 s sliced at 256 KiB
+            # (fix_mmap_threshold) cost time: measured slower unsliced than sliced
+            # (benchmarks/README.md, "Grids at scale")
             part = np.empty((len(blk.eq), len(blk.eq)))
             for lo in range(0, len(blk.eq), RHS_COLUMNS):
                 cols = blk.Et[:, lo:lo + RHS_COLUMNS].toarray()

@@ -36,9 +36,10 @@ def _clarabel_option_problem(key: str, value: Any) -> str | None:
 
 
 class ClarabelAdapter(SolverAdapter):
-    """Clarabel: gap and feasibility tolerances 1e-10 unless the user sets them (measured:
-    0-10% more time, and the optimum needs no repair, where at the default 1e-8
-    certification had to repair); settings checked against ``clarabel.DefaultSettings``."""
+    """Clarabel: gap and feasibility tolerances 1e-10 unless the user sets them (measured
+    little slower than the default 1e-8, and the optimum needs no repair, where at 1e-8
+    certification had to repair: ``benchmarks/README.md``, "Measurements behind the
+    library's constants"); settings checked against ``clarabel.DefaultSettings``."""
 
     checks_options = True
 
@@ -123,10 +124,11 @@ BLOCK_IPM = BlockIPMAdapter()
 BLOCK_IPM_MIN_VARS = 60_000
 """Block-angular LPs with at least this many variables go to the block interior point
 (:mod:`mechdesign.design.solvers.block_ipm`) before Clarabel. Measured on the symmetry-reduced
-1.1-spanner grids, end to end (``benchmarks/README.md``, "Grids at scale"): 20 x 20
-(20,100 variables) 5.3 s against Clarabel's 3.8 s, 24 x 24 (41,616) 10.9 s against
-11.1 s at twice the memory, 28 x 28 (77,028) 20 s against 30 s, 32 x 32 (131,328) 42 s
-against 218 s."""
+1.1-spanner grids, end to end (``benchmarks/design_scaling.py --only grids``; numbers in
+``benchmarks/README.md``, "Grids at scale"): below this size, on the 20 x 20 (20,100
+variables) and 24 x 24 (41,616) grids, Clarabel is as fast or faster and needs less memory;
+above it, on 28 x 28 (77,028) and 32 x 32 (131,328), the block method is faster, by more on
+the larger grid."""
 
 BLOCK_IPM_GAP = 1e-9
 """Certified relative gap at which the block interior point stops; its answer stands when
