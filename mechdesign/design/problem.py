@@ -4,9 +4,10 @@ specification) -> a certified optimal mechanism
 
 The problem is a value: :meth:`DesignProblem.compile` builds the program
 (:class:`~mechdesign.design.program.Program`, shared with the frontier) and
-:meth:`DesignProblem.solve` hands the problem to one of the solve methods of
-:mod:`~mechdesign.design.strategies`, chosen by :mod:`~mechdesign.design.planner`; nothing is
-stored on the problem during a solve.
+:meth:`DesignProblem.solve` hands the problem to one of the methods of
+:mod:`~mechdesign.design.methods`, chosen by :mod:`~mechdesign.design.planner`; nothing is
+stored on the problem during a solve. The methods read it through
+:class:`~mechdesign.design.spec.ProblemSpec`.
 """
 
 from __future__ import annotations
