@@ -463,8 +463,9 @@ class LossAtoms:
         the squares of the intermediate distributions, whose sizes are their count vectors when
         no sums coincide, and about ``j s + 1`` atoms for the j-fold when the 2-fold has
         ``2 s + 1`` atoms, fewer than ``m (m + 1) / 2`` (sums coincide: a lattice). 1000-fold
-        binary randomized response: 2 x 1001 terms against about 1.3 million pairs, 0.3 ms
-        against 20 ms (``benchmarks/composition_vs_dp_accounting.py``).
+        binary randomized response: 2 x 1001 terms against about 1.3 million pairs, and
+        measured many times faster (``benchmarks/composition_vs_dp_accounting.py``; numbers
+        in ``benchmarks/README.md``, "Composition against dp-accounting").
         """
         k = check_int(k, "k", 1)
         if method not in ("auto", "powering", "multinomial"):

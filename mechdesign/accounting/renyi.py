@@ -751,9 +751,10 @@ MAX_ORDERS = 20_000
 (unconverged, still valid). On rows one ulp apart the divergences' rounding bounds (1e-30
 where the divergence is 1e-32) are the bracket's width and splitting cannot narrow it, while
 each round splits about 4x more orders: without the cap the default 200 rounds never
-returned; with it, about 10 s. Converging brackets need from a few hundred orders to about
-12,000 (binary randomized response at eps = 0.001, whose supremum is approached as
-alpha -> 1)."""
+returned; with it, the bracket comes back in seconds (``benchmarks/README.md``,
+"Measurements behind the library's constants"). Converging brackets need from a few
+hundred orders to about 12,000 (binary randomized response at eps = 0.001, whose supremum
+is approached as alpha -> 1)."""
 
 
 def zcdp_rho(mechanism: Any, *, pairs: Iterable | None = None, rtol: float = 1e-9,

@@ -140,8 +140,9 @@ def sequential_composition(first: Any, second: Any) -> SequentialPrivacy:
 
 EXACT_PRODUCT_WORK = 4096
 """Products ``Q1 @ Q2`` with ``k n m`` at most this are formed exactly (rationals) by
-:func:`_product_epsilons` (about 10 ms); larger ones from the float product and its error
-bound."""
+:func:`_product_epsilons` (milliseconds at the limit: ``benchmarks/README.md``,
+"Measurements behind the library's constants"); larger ones from the float product and its
+error bound."""
 
 _TINY_PER_TERM = 2.0 ** -960
 """Float product entries below ``n`` times this may have lost relative accuracy to

@@ -557,7 +557,7 @@ def _deletion_lp_at(Q: np.ndarray, e: float, tolerance: float) -> DeletionLP | N
     """One attempt of :func:`deletion_lp`: the LP at ratio ``e`` and feasibility
     ``tolerance``; None unless HiGHS reports optimal."""
     k, n = Q.shape
-    from scipy.optimize import linprog  # loaded on first use (import cost 0.5 s)
+    from scipy.optimize import linprog  # loaded on first use (slow import: benchmarks/README.md)
     from scipy.sparse import coo_matrix, csr_matrix, hstack, identity, vstack
 
     I_kn = identity(k * n, format="csr")

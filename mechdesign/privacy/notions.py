@@ -281,7 +281,8 @@ class LDP(Notion):
     def envelope(self, mechanism: Any, aim: float = 1.0) -> np.ndarray:
         # ratio_envelope with log_factor = aim eps (1 - I): every row is raised to
         # e^{-aim eps} times its column's maximum (the z = x term never binds), in O(k m)
-        # instead of O(k^2 m) (k-RR at k = 3000 spent 166 s of its 174 s here)
+        # instead of O(k^2 m) (which dominated the k-RR design at k = 3000:
+        # benchmarks/README.md, "Pure LDP at large k")
         Q = as_ordinary(mechanism).matrix
         return np.maximum(Q, np.exp(-aim * self.epsilon) * Q.max(axis=0)[None, :])
 
