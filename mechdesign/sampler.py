@@ -35,8 +35,9 @@ Limits: this is Python; the interpreter's own work is not constant-time at the m
 level (which row's objects are in cache, the returned output's object). Measured with the
 attack of :mod:`mechdesign.testing.timing` (a threshold on the time of single calls), the
 row is guessed at 49-52% against 50% chance, where the per-row bisection reached 89-94% on
-rows of different scales; a draw costs 2-3.5 us instead of 1.1 us
-(``benchmarks/sampler_timing.py``).
+rows of different scales; a draw is slower than the bisection's
+(``benchmarks/sampler_timing.py``; numbers in ``benchmarks/README.md``, "Sampler timing
+channel").
 """
 
 from __future__ import annotations

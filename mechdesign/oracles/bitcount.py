@@ -52,8 +52,9 @@ the sub-block's 768 KiB and its planes stay in the 4 MiB L2 cache (measured fast
 MIN_ROW_BYTES = 256
 """Rows narrower than this are merged: ``ceil(MIN_ROW_BYTES / width)`` consecutive rows,
 rounded up to a whole number of words, make one wide row (the bytes of a narrow row would be
-a short inner loop of every operation: 10^7 rows of 10 bits took 14x longer unmerged;
-measured fastest of 64..4096 bytes)."""
+a short inner loop of every operation: 10^7 rows of 10 bits were measured many times
+slower unmerged, ``benchmarks/README.md``, "Measurements behind the library's constants";
+256 measured fastest of 64..4096 bytes)."""
 
 STAGE_HALVINGS = 3
 """Halvings of a sub-block in stage 1, before its ``STAGE_HALVINGS + 2`` planes go to the
@@ -97,8 +98,10 @@ def column_counts(packed: np.ndarray, k: int) -> np.ndarray:
     hold its count of at most ``3hS < 2^D`` rows exactly, and the blocks' counts are summed in
     int64 (exact up to ``2^63 - 1`` rows). Temporary memory: a few MiB
     (:data:`SUB_BLOCK_BYTES`, :data:`STAGE_BYTES`; more only where three rows exceed them)
-    plus an int64 array like the result. About 8x faster than unpacking the bits row chunk by
-    row chunk and summing, at 10^6 rows of 10^4 bits (``benchmarks/bitcount.py``).
+    plus an int64 array like the result. Measured several times faster than unpacking the
+    bits row chunk by row chunk and summing, at 10^6 rows of 10^4 bits
+    (``benchmarks/bitcount.py``; numbers in ``benchmarks/README.md``, "Frequency oracles at
+    scale").
     """
     arr = np.asarray(packed)
     if arr.ndim != 2:

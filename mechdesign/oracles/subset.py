@@ -242,7 +242,8 @@ def _bit(position: np.ndarray) -> np.ndarray:
 
 def _row_sizes(bitmap: np.ndarray) -> np.ndarray:
     """Members of each row of a ``uint8`` bitmap: popcounts of its 8-byte words (whole ones
-    read in place, 3x faster than single bytes) plus those of the bytes left over."""
+    read in place, measured faster than single bytes: ``benchmarks/README.md``,
+    "Measurements behind the library's constants") plus those of the bytes left over."""
     whole = bitmap.shape[1] // 8 * 8
     if whole and bitmap.strides[1] != 1:  # the words must be read along contiguous rows
         bitmap = np.ascontiguousarray(bitmap)
