@@ -115,12 +115,14 @@ def greedy_spanner(D: np.ndarray, t: float) -> tuple[list[tuple[int, int, float]
     ``max_{u != v} d_G(u, v) / D[u, v]`` (<= t); pairs at infinite distance are skipped.
 
     The graph distances are not kept exactly (the dense update costs ``O(k^2)`` per kept
-    edge: 16 s for a 32 x 32 grid). As in Farshi & Gudmundsson (2009), a matrix ``B`` of
+    edge, measured slow on a 32 x 32 grid). As in Farshi & Gudmundsson (2009), a matrix ``B`` of
     upper bounds (lengths of paths found so far; the graph only grows, so they stay upper
     bounds) decides most pairs; a pair whose bound exceeds ``t D[u, v]`` gets one Dijkstra
     from ``u`` in the current graph, which refreshes row ``u`` of ``B`` (and so decides many
-    later pairs) and this pair exactly. The edges are those of the greedy definition (2.3 s
-    for the 32 x 32 grid at t = 1.1, 4,913 Dijkstra runs for 3,906 edges). With
+    later pairs) and this pair exactly. The edges are those of the greedy definition, found
+    several times faster (4,913 Dijkstra runs for 3,906 edges on the 32 x 32 grid at
+    t = 1.1; ``benchmarks/design_scaling.py --only grids``, times in
+    ``benchmarks/README.md``, "Grids at scale"). With
     distinct points at distance 0 (zero-weight edges, which sparse graphs cannot hold) the
     dense update is used.
     """

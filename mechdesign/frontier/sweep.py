@@ -405,10 +405,10 @@ def frontier(problem: DesignProblem, epsilons: Sequence[float], *, solver: str |
         plus one more compile and cold solve), this process keeps the next piece and a pool
         of ``min(os.cpu_count(), 4) - 1`` takes the rest; a problem that does not pickle
         stays here. Measured on 2 shared cores, the pool rarely pays for warm-started LP
-        sweeps, whose chunks each restart cold: LDP k = 50, 0.96 s in one process against
-        1.17 s on 2; LDP k = 80, 2.09 against 3.24 s; the metric line at k = 50 between
-        0.7x and 1.4x. Results agree whatever ``workers`` (to ~1e-9: a chunk's first point
-        is solved cold, so it may land on another optimal vertex).
+        sweeps, whose chunks each restart cold (``benchmarks/frontier_sweep.py``; numbers
+        in ``benchmarks/README.md``, "Frontier sweeps"). Results agree whatever
+        ``workers`` (to ~1e-9: a chunk's first point is solved cold, so it may land on
+        another optimal vertex).
     progress : bool or callable
         ``True``: ``frontier: i/n points`` on stderr while sweeping (one line rewritten on a
         terminal, plain lines at most once a second otherwise; pool chunks count as they

@@ -92,14 +92,15 @@ MAX_FILE_BYTES = 64 * 2**20
 
 MAX_TOML_BYTES = 4 * 2**20
 """Largest TOML file read (a problem file or a mechanism file): 4 MiB, checked on the file
-size before parsing. :mod:`tomllib` parses about 0.3 s per MiB of full-precision floats
-and up to 2.5 s per MiB of one-digit entries (measured on the development machine), so a
-file at the limit parses in seconds, where one at :data:`MAX_FILE_BYTES` took minutes
-(a 1e7-entry array: 108 s, refused after parsing by :data:`~mechdesign.io.problems.
-MAX_ENTRIES`). 4 MiB holds every vector a problem file may have (at most
-:data:`~mechdesign.io.problems.MAX_SIZE` entries, under 0.3 MiB in full precision) and an
-inline matrix of about 150,000 full-precision entries; larger matrices go in a CSV file
-(``{csv = "L.csv"}``, up to :data:`MAX_FILE_BYTES`) or, for a mechanism, JSON or CSV."""
+size before parsing. :mod:`tomllib` is slow on large arrays, slowest on one-digit entries
+(measured on the development machine: ``benchmarks/README.md``, "Measurements behind the
+library's constants"), so a file at the limit parses in seconds, where one at
+:data:`MAX_FILE_BYTES` took minutes (a 1e7-entry array, refused after parsing by
+:data:`~mechdesign.io.problems.MAX_ENTRIES`). 4 MiB holds every vector a problem file may
+have (at most :data:`~mechdesign.io.problems.MAX_SIZE` entries, under 0.3 MiB in full
+precision) and an inline matrix of about 150,000 full-precision entries; larger matrices go
+in a CSV file (``{csv = "L.csv"}``, up to :data:`MAX_FILE_BYTES`) or, for a mechanism, JSON
+or CSV."""
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 """The range of the integers read from files (TOML's own range; the int64 arrays of
