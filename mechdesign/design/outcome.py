@@ -76,7 +76,10 @@ class Solution:
         Dual values by constraint name.
     notes : tuple of str
     structure : dict
-        What the method found (a family, a working set, patterns, rounds).
+        What the method found (a family and its parameters, a working set).
+    counts : dict of str to int
+        How much work the iterative methods did: ``rounds``, ``cuts``, ``patterns``,
+        ``rows``, ``steps`` (those that apply; empty for a single solve).
     outputs : sequence, optional
         Output labels of Q (default: the problem's).
     bound : float, optional
@@ -104,6 +107,7 @@ class Solution:
     duals: dict = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     structure: dict = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
     outputs: Sequence | None = None
     bound: float | None = None
     gap: float | None = None
@@ -151,7 +155,7 @@ def certify_solution(spec: ProblemSpec, sol: Solution) -> DesignResult:
         solver_value=sol.solver_value, optimum=optimum, certificate=cert, duals=sol.duals,
         solver=sol.solver, formulation=sol.formulation, build_time=sol.build_time,
         solve_time=sol.solve_time, notes=tuple(notes), structure=sol.structure,
-        user_constraints=tuple(spec.constraints), gap=gap,
+        counts=dict(sol.counts), user_constraints=tuple(spec.constraints), gap=gap,
         _mechanism=mech if cert.met else None, _oracle=sol.oracle if cert.met else None,
         _unavailable="" if cert.met else (
             f"measured {cert.achieved!r} does not meet the target {cert.target!r} even "

@@ -177,7 +177,12 @@ class DesignResult:
     build_time, solve_time : float (seconds; building includes cvxpy's canonicalisation)
     notes : tuple of str
     structure : dict
-        Family information for closed-form designs (e.g. subset selection and its d).
+        Family information for closed-form designs (e.g. subset selection and its d), or
+        the working set of outputs of the working-set method.
+    counts : dict of str to int
+        The work of an iterative method: ``rounds`` (cutting planes, row or column
+        generation), ``cuts``, ``patterns`` (staircase columns used), ``rows`` (rows of the
+        last row-generation round), ``steps`` (local method); empty for one solve.
     oracle : FrequencyOracle
         (property) The optimum as a structured mechanism
         (:mod:`mechdesign.oracles`) when the design's optimum is a known family (uniform-prior
@@ -212,6 +217,7 @@ class DesignResult:
     solve_time: float
     notes: tuple[str, ...] = ()
     structure: dict = field(default_factory=dict)
+    counts: dict = field(default_factory=dict)
     user_constraints: tuple[str, ...] = ()
     gap: float | None = None
     conflict: tuple[str, ...] = ()
@@ -305,7 +311,8 @@ class DesignResult:
             "status": str(self.status), "value": self.value, "solver_value": self.solver_value,
             "optimum": str(self.optimum), "solver": self.solver, "formulation": self.formulation,
             "build_time": self.build_time, "solve_time": self.solve_time,
-            "notes": list(self.notes), "structure": self.structure, "gap": self.gap,
+            "notes": list(self.notes), "structure": self.structure, "counts": self.counts,
+            "gap": self.gap,
             "oracle": None if self._oracle is None else self._oracle.to_dict(),
             "user_constraints": {name: {"dual": _dual_value(self.duals.get(name))}
                                  for name in self.user_constraints},

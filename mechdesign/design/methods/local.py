@@ -54,4 +54,5 @@ def solve_local(spec: ProblemSpec, solver: str | None, options: dict, t0: float,
     return certify_solution(spec, Solution(
         Q=Q, solver_value=value, status=status, solver=names[-1] if names else "",
         optimum=Optimum.LOCAL, formulation=f"minorise-maximise, {iters} convex steps",
+        counts={"steps": iters},
         solve_time=time.perf_counter() - t0, notes=tuple(notes)))

@@ -40,4 +40,5 @@ def solve_pattern_generation(spec: ProblemSpec, eps: float, t0: float,
         Q=sol.Q, solver_value=sol.value, status=status,
         solver="barrier (numpy); bound: CLARABEL", optimum=Optimum.GLOBAL, formulation=form,
         solve_time=time.perf_counter() - t0, notes=tuple(notes), bound=sol.bound,
+        counts={"rounds": sol.rounds, "patterns": sol.patterns_used},
         expect_bound=True))

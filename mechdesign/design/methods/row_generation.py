@@ -233,7 +233,8 @@ def solve_row_generation(spec: ProblemSpec, skeleton: list, solver: str | None,
                 + ("" if not left else f"; {left:,} rows still violated (by more than "
                    f"{VIOLATION_TOL:g}) when it stopped: the envelope repair "
                    "restores privacy and the gap says what that cost"))
-        return dataclasses.replace(res, notes=(*res.notes, note))
+        return dataclasses.replace(res, notes=(*res.notes, note),
+                                   counts={"rounds": rounds, "rows": solved_rows})
 
     while True:
         try:

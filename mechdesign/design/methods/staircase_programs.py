@@ -44,7 +44,15 @@ def solve_staircase(spec: ProblemSpec, solver: str | None, options: dict,
     return certify_solution(spec, Solution(
         Q=Q, solver_value=sol.value, status=status, solver=sol.solver, optimum=Optimum.GLOBAL,
         formulation=form, solve_time=time.perf_counter() - t0, notes=tuple(notes),
-        bound=sol.bound, expect_bound=True))
+        bound=sol.bound, expect_bound=True, counts=_counts(sol)))
+
+
+def _counts(sol: Any) -> dict[str, int]:
+    """The column generation's rounds and patterns, when it ran."""
+    used = getattr(sol, "patterns_used", None)
+    if used is None or used >= getattr(sol, "n_patterns", used + 1):
+        return {}
+    return {"rounds": int(sol.rounds), "patterns": int(used)}
 
 
 def _staircase(spec: ProblemSpec, eps: float, solver: str | None, options: dict,

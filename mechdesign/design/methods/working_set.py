@@ -80,7 +80,9 @@ def solve_working_set(spec: ProblemSpec, options: dict, time_limit: float | None
     return certify_solution(spec, Solution(
         Q=sol.Q, solver_value=scale * sol.value + offset, status=status, solver="HIGHS",
         optimum=Optimum.GLOBAL, formulation=form, solve_time=solve_time, notes=tuple(notes),
-        structure={"working_set": list(sol.outputs)}, bound=scale * sol.bound + offset))
+        structure={"working_set": list(sol.outputs)},
+        counts={"rounds": sol.rounds, **({} if pairs else {"cuts": sol.cuts})},
+        bound=scale * sol.bound + offset))
 
 
 def _second_deadline(deadline: Deadline, answered: bool) -> Deadline:
