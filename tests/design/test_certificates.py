@@ -442,20 +442,6 @@ def test_staircase_programs_at_their_limit_are_warner():
     np.testing.assert_allclose(res.mechanism.matrix, md.warner(p).matrix, atol=1e-12)
 
 
-def test_symmetric_estimation_value_never_overflows():
-    # uniform prior: the closed form is evaluated divided by e^{2 eps}; at eps = 700 it is
-    # (k - 1)^2 d^2 / (d (k - d) k) at the best d = 1: (k-1)/k * (k-1)/(k-1) = (k - 1) / k
-    from mechdesign.design.engines.staircase import symmetric_estimation, symmetric_estimation_value
-    assert symmetric_estimation_value(2, np.array([1]), 1.0)[0] == pytest.approx(2.341347,
-                                                                                 rel=1e-6)
-    d, value = symmetric_estimation(4, 700.0)
-    assert d == 1 and value == pytest.approx(3 / 4, rel=1e-12)
-    res = md.DesignProblem(md.LDP(700.0), md.EstimationVariance(np.full(4, 0.25))).solve()
-    assert res.value == pytest.approx(0.75, rel=1e-9) and res.certificate.met
-    with pytest.raises(md.InvalidParameterError, match=r"epsilon = 800\.0 is too large"):
-        md.DesignProblem(md.LDP(800.0), md.EstimationVariance(np.full(4, 0.25))).solve()
-
-
 # --------------------------------------------------------------------------- fuzz run 8
 # The four failures of the widened fuzz (benchmarks/README.md, run 8), one test each.
 
@@ -550,30 +536,6 @@ def test_dual_bound_uses_the_objective_constant_from_the_data():
 
 
 # ------------------------------------------------------------ time limits, information
-def test_local_method_stops_when_its_budget_is_spent():
-    # solve_local checks the budget before every start and step and keeps the best point
-    from mechdesign.design.engines import local
-
-    prob = md.DesignProblem(md.SLDP(1.0, "pl"), md.MutualInformation([0.5, 0.3, 0.2]),
-                            outputs=("a", "b"))
-    solves = []
-
-    def feasible():
-        fs = prob.feasible_set()
-        return fs.Q, fs.constraints
-
-    def run(p):
-        solves.append(1)
-        p.solve(solver="CLARABEL")
-
-    Q, value, iters, stopped = local.solve_local(prob.objective, feasible, run, prob.k,
-                                                 prob.n, expired=lambda: len(solves) >= 2)
-    assert stopped and len(solves) == 2 and iters == 1  # one projection, one step
-    assert value == pytest.approx(prob.objective.evaluate(Q), rel=1e-12)
-    _, _, _, free = local.solve_local(prob.objective, feasible, run, prob.k, prob.n)
-    assert not free
-
-
 @pytest.mark.parametrize("objective", [md.MutualInformation([0.4, 0.3, 0.2, 0.1]),
                                        md.EstimationVariance([0.4, 0.3, 0.2, 0.1])])
 def test_information_designs_take_the_time_limit(objective, monkeypatch):
@@ -594,55 +556,6 @@ def test_information_designs_take_the_time_limit(objective, monkeypatch):
     assert any("time limit of 30 s" in n for n in res.notes)
     assert res.certificate.met
     assert verify_exact(res.mechanism, "sldp_bel", 1.0).holds is True
-
-
-def test_staircase_column_generation_stops_at_the_time_limit(monkeypatch):
-    # k = 9 (511 patterns): column generation; a spent budget stops it after the first
-    # master, whose answer is returned inaccurate with its certified bound
-    from mechdesign.design.solvers import run as solvers
-
-    monkeypatch.setattr(solvers.Deadline, "expired",
-                        property(lambda self: self.limit is not None))
-    prior = np.arange(1, 10) / 45.0
-    prob = md.DesignProblem(md.LDP(1.0), md.EstimationVariance(prior))
-    res = prob.solve(time_limit=30)
-    assert res.status is Status.INACCURATE
-    assert any("time limit" in n for n in res.notes)
-    assert "column generation" in res.formulation
-    assert res.certificate.met and res.gap is not None
-    # the same design without the limit is at least as good (a second method's witness)
-    monkeypatch.undo()
-    full = prob.solve()
-    assert full.value <= res.value * (1 + 1e-9)
-    assert res.value - full.value <= res.gap * abs(res.value) + 1e-9
-
-
-def test_staircase_time_limit_on_the_deadline_clock(monkeypatch):
-    # k = 11 takes about 10 s unlimited on the 2-core machine. The clock the time limit
-    # reads (mechdesign.design.solvers.run.time) is a FakeClock that passes the 60 s limit as
-    # the first master returns: the design stops after that master, whatever the machine's
-    # speed, and names the limit (the real-time version asserted under 8 s)
-    from mechdesign.design.engines import staircase
-    from mechdesign.design.solvers import run as solvers
-    from mechdesign.testing.timing import FakeClock
-
-    clock = FakeClock()
-    masters = []
-    real = staircase.solve_with_retries
-
-    def master_then_late(*args, **kwargs):
-        out = real(*args, **kwargs)
-        masters.append(1)
-        clock.advance(61.0)
-        return out
-
-    monkeypatch.setattr(solvers, "time", clock.time_module())
-    monkeypatch.setattr(staircase, "solve_with_retries", master_then_late)
-    prob = md.DesignProblem(md.LDP(1.0), md.EstimationVariance(np.arange(1, 12) / 66.0))
-    res = prob.solve(time_limit=60)
-    assert res.status is Status.INACCURATE and res.certificate.met
-    assert any("time limit of 60 s" in n for n in res.notes)
-    assert len(masters) == 1  # stopped after its first master
 
 
 # ------------------------------------------------------- fuzz run 9 (5,000 cases) findings

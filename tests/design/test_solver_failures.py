@@ -319,15 +319,6 @@ def test_finding_wldp_local_design_returns_no_mechanism():
     _assert_verified(res, WLDP(0.0879))
 
 
-def test_finding_staircase_estimation_at_small_epsilon():
-    # FINDING (design/engines/staircase.py, found by the fuzz benchmark, seeds 384, 399, 908, 988):
-    # Clarabel fails on the staircase estimation program at eps ~ 0.01-0.03 with a
-    # non-uniform prior ("Solver 'CLARABEL' failed"). A typed error, but the problem is
-    # well posed; docs/formulations.md warns that pattern classes need rescaling.
-    res = DesignProblem(LDP(0.03), EstimationVariance([0.1, 0.2, 0.3, 0.15, 0.25])).solve()
-    _assert_verified(res, LDP(0.03))
-
-
 def test_finding_local_method_reports_a_feasible_problem_infeasible():
     # FINDING (design/engines/local.py, fuzz seed 952): metric privacy with eps d up to 29 makes
     # coefficients e^29 = 4e12; every local step then ends "infeasible" although uniform
@@ -354,18 +345,6 @@ def test_finding_feasible_metric_problem_reported_infeasible():
     _assert_verified(res, notion)
 
 
-@pytest.mark.parametrize("eps", [7.0, 8.0])
-def test_finding_staircase_estimation_at_large_epsilon(eps):
-    # FINDING (regression of the rescaling in 168793b, fuzz seeds 386, 646, 728, 758, ...):
-    # the staircase estimation program built from M / (e^eps - 1)^2 now fails in Clarabel at
-    # eps >= 7 (before the rescaling these cases solved). Binary, so the optimum is Warner's
-    # mechanism with p = e^eps / (1 + e^eps) (docs/formulations.md, "Estimation").
-    res = DesignProblem(LDP(eps), EstimationVariance([0.3, 0.7], "E")).solve()
-    _assert_verified(res, LDP(eps))
-    p = 1 / (1 + math.exp(-eps))
-    np.testing.assert_allclose(res.mechanism.matrix, md.warner(p).matrix, atol=1e-9)
-
-
 @pytest.mark.parametrize("eps", [18.0, 20.0, 25.0])
 def test_finding_deletion_ldp_at_large_epsilon_is_not_infeasible(eps):
     # FINDING (HEAD 527a1c8, design/notions.py DeletionLDP with delta = 0): the ratio is
@@ -386,29 +365,6 @@ def test_finding_deletion_ldp_at_large_epsilon_is_not_infeasible(eps):
     # optimal only with a certified gap; at eps = 25 the optimum (9e-12 of the loss range)
     # is below the solvers' absolute accuracy and the bound cannot certify it relatively
     assert (res.status is Status.OPTIMAL) == (res.gap is not None and res.gap <= 1e-6)
-
-
-def test_finding_estimation_fuzz_seed_6577_solves_to_the_optimum():
-    # FINDING (benchmarks/verify_fuzz.py seed 6577, 1 of 10,000): Clarabel stopped with
-    # NumericalError on this prior (an entry of 2e-6) at eps = 9.4, and on the prior moved by
-    # 1e-9 it ended "optimal_inaccurate" 2e-5 above the optimum, reported as optimal. Now
-    # retried with static regularisation off; both agree (the value is continuous in the
-    # prior) and neither is above the local minorise-maximise design (a second method).
-    eps = 9.41536428624347
-    prior = np.array([0.057397371088852164, 0.00040767585234042396, 0.035708934705215904,
-                      0.9064837040449233, 2.3143086682472634e-06])
-    moved = prior + np.array([0.0, 0.0, 0.0, -1e-9, 1e-9])
-    values = []
-    for p in (prior, moved):
-        res = DesignProblem(LDP(eps), EstimationVariance(p)).solve()
-        assert res.status is Status.OPTIMAL and res.optimum == "global"
-        _assert_verified(res, LDP(eps))
-        values.append(res.value)
-    assert values[1] == pytest.approx(values[0], rel=1e-6)
-    local = DesignProblem(LDP(eps), EstimationVariance(prior),
-                          constraints={"vacuous": lambda Q: Q >= 0}).solve()
-    assert local.optimum == "local"
-    assert values[0] <= local.value * (1 + 1e-9)
 
 
 def test_default_lp_falls_back_to_highs_when_clarabel_is_inaccurate(monkeypatch):

@@ -8,11 +8,8 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import mechdesign as md
-from mechdesign.design.engines.working_set import Envelope, dual_lower_bound, solve_working_set
 from mechdesign.design.methods import program as program_method
 from mechdesign.design.methods import working_set as working_set_method
 from mechdesign.design.outcome import GAP_TOL
@@ -78,35 +75,6 @@ def test_hamming_loss_gives_randomized_response(k):
                                md.randomized_response(k, 1.0).matrix, atol=1e-9)
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.integers(2, 8), st.integers(2, 8), st.floats(0.05, 5.0), st.integers(0, 10**6),
-       st.floats(-2.0, 2.0))
-def test_the_dual_function_bounds_the_optimum_for_any_multipliers(k, m, eps, seed, shift):
-    # G(lambda) <= optimum whatever lambda is (not only at the LP's duals)
-    rng = np.random.default_rng(seed)
-    L = rng.random((k, m))
-    prob = md.DesignProblem(md.LDP(eps), md.ExpectedLoss(L))
-    optimum = program_method.solve_program(prob, None, {}, None).value
-    lam = rng.normal(shift, 1.0, k) / k
-    assert dual_lower_bound(L / k, lam, Envelope.ldp(eps)) <= optimum + 1e-12
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.integers(2, 8), st.integers(2, 8), st.floats(0.05, 3.0), st.integers(0, 10**6),
-       st.floats(-2.0, 2.0), st.floats(0.0, 3.0))
-def test_the_deletion_bound_holds_for_any_multipliers(k, m, eps, seed, shift, mu):
-    # deletion LDP: any lambda and any mu >= 0 (the column maxima's multiplier) bound the
-    # optimum of the global program (formulate_pure_deletion, a second formulation)
-    rng = np.random.default_rng(seed)
-    L = rng.random((k, m))
-    prob = md.DesignProblem(md.DeletionLDP(eps), md.ExpectedLoss(L))
-    optimum = program_method.solve_program(prob, None, {}, None).value
-    lam = rng.normal(shift, 1.0, k) / k
-    envelope = Envelope.deletion(eps, k, m)
-    assert (envelope.max_total is not None) == (math.exp(eps) < min(k, m))
-    assert dual_lower_bound(L / k, lam, envelope, mu / k) <= optimum + 1e-12
-
-
 @pytest.mark.parametrize("k,m", [(6, 6), (12, 20), (40, 40), (60, 45)])
 @pytest.mark.parametrize("eps", [0.1, 0.7, 2.0, 4.0])
 @pytest.mark.parametrize("loss", ["random", "absolute", "wide"])
@@ -118,15 +86,6 @@ def test_deletion_ldp_has_the_global_program_s_optimum(k, m, eps, loss):
     prior = np.random.default_rng(k + 1).dirichlet(np.ones(k))
     _same_as_global(md.DesignProblem(md.DeletionLDP(eps), md.ExpectedLoss(L, prior)), L,
                     lambda Q: md.epsilon_deletion(Q).epsilon <= eps)
-
-
-def test_the_dual_bound_is_tight_at_the_loop_s_multipliers():
-    L = np.random.default_rng(3).random((80, 80))
-    sol = solve_working_set(L / 80, Envelope.ldp(1.0))
-    assert sol.status == "optimal"
-    assert 0 <= sol.value - sol.bound <= 1e-9 * sol.value
-    assert len(sol.outputs) < 40  # the optimum uses few outputs
-    np.testing.assert_allclose(sol.Q.sum(axis=1), 1.0, atol=1e-9)
 
 
 def test_dispatch_by_size_notion_objective_and_options():

@@ -1,7 +1,13 @@
-"""MinimaxEstimation: the Cramer-Rao criterion at the worst prior of a finite set, designed
+"""The minimax estimation program of :mod:`mechdesign.design.engines.minimax_staircase`.
+
+``MinimaxEstimation``: the Cramer-Rao criterion at the worst prior of a finite set, designed
 under pure LDP by the staircase epigraph program and certified by the dual Frank-Wolfe
-bound. Checked against the single-prior designs (EstimationVariance), a criterion computed
-here from the definition, a general-Q local solve (scipy SLSQP) and random LDP matrices."""
+bound. Pinned against second methods: the single-prior designs (EstimationVariance: one
+prior, or twice the same, is that design; two priors lie between the single-prior bounds),
+the criterion computed here from the definition, a general-Q local solve (scipy SLSQP),
+random LDP matrices and the mirror symmetry of mirrored priors; more than
+``MAX_MINIMAX_K`` inputs is a typed size error.
+"""
 
 from __future__ import annotations
 
@@ -15,19 +21,11 @@ from scipy.optimize import minimize
 
 import mechdesign as md
 from mechdesign.design import DesignProblem, EstimationVariance, MinimaxEstimation, Status
+from mechdesign.design.engines.minimax_staircase import MAX_MINIMAX_K, solve_minimax_estimation
 from mechdesign.errors import InvalidParameterError, SizeLimitError
+from tests.design.references import a_criterion
 
 PRIORS3 = np.array([[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]])
-
-
-def a_criterion(Q: np.ndarray, prior: np.ndarray) -> float:
-    """trace of the Cramer-Rao bound U (U^T I U)^-1 U^T, from the definition of I."""
-    k = Q.shape[0]
-    lam = prior @ Q
-    keep = lam > 0
-    fisher = (Q[:, keep] / lam[keep]) @ Q[:, keep].T
-    U = np.linalg.svd(np.eye(k) - 1.0 / k)[0][:, : k - 1]  # basis of sum-zero vectors
-    return float(np.trace(np.linalg.inv(U.T @ fisher @ U)))
 
 
 def solve(objective: object, eps: float) -> md.design.DesignResult:
@@ -222,6 +220,26 @@ def test_refusals() -> None:
     with pytest.raises(InvalidParameterError, match="outputs"):
         DesignProblem(md.LDP(1.0), MinimaxEstimation(
             np.random.default_rng(0).dirichlet(np.ones(4), size=2)), n_outputs=2).solve()
-    big = np.random.default_rng(1).dirichlet(np.ones(11), size=2)
-    with pytest.raises(SizeLimitError, match="MAX_MINIMAX_K"):
+
+
+def test_the_engine_s_answer_is_certified_by_its_own_bound() -> None:
+    # called directly: the matrix's worst-prior criterion (from the definition) is the
+    # value, and the Frank-Wolfe bound sits below it within the gap tolerance
+    objective = MinimaxEstimation(PRIORS3)
+    sol = solve_minimax_estimation(objective, 1.0)
+    Q = sol.Q / sol.Q.sum(axis=1, keepdims=True)
+    assert sol.accurate and sol.n_patterns == 2**3 - 1
+    assert sol.value == pytest.approx(max(a_criterion(Q, p) for p in PRIORS3), rel=1e-9)
+    assert sol.bound is not None and sol.bound <= sol.value
+    assert sol.value - sol.bound <= 1e-6 * sol.value
+    assert md.epsilon_ldp(md.Mechanism(Q)) <= 1.0 * (1 + 1e-12)
+
+
+def test_more_inputs_than_the_limit_and_epsilon_zero_are_refused() -> None:
+    big = np.random.default_rng(1).dirichlet(np.ones(MAX_MINIMAX_K + 1), size=2)
+    with pytest.raises(SizeLimitError, match=rf"k = {MAX_MINIMAX_K + 1} exceeds MAX_MINIMAX_K"):
+        solve_minimax_estimation(MinimaxEstimation(big), 1.0)
+    with pytest.raises(SizeLimitError, match="MAX_MINIMAX_K"):  # the same through solve()
         DesignProblem(md.LDP(1.0), MinimaxEstimation(big)).solve()
+    with pytest.raises(md.SolverFailedError, match="epsilon = 0"):
+        solve_minimax_estimation(MinimaxEstimation(PRIORS3), 0.0)
