@@ -265,7 +265,7 @@ def outward(formula: Any, *args: float, direction: Literal["up", "down"] = "up")
         frac = Fraction(value)
     if abs(frac) > Fraction(_HUGE):
         big = math.inf if frac > 0 else -math.inf
-        return big if (frac > 0) == (direction == "up") else math.copysign(_HUGE, frac)
+        return big if (frac > 0) == (direction == "up") else (_HUGE if frac > 0 else -_HUGE)
     return float_up(frac) if direction == "up" else float_down(frac)
 
 

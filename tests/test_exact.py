@@ -146,12 +146,13 @@ def test_outward_edge_cases():
     assert outward(lambda a: (-a).exp(), 1e7, direction="down") == 0.0
 
 
-@pytest.mark.xfail(strict=True, raises=OverflowError,
-                   reason="outward(direction='down') above the double range calls "
-                          "math.copysign(_HUGE, frac) on a Fraction too large for a float")
 def test_outward_down_above_the_double_range_is_the_largest_double():
-    # e^1000 > 1.8e308: the largest double is the nearest one below (the docstring's rule)
+    # e^1000 > 1.8e308: the largest double is the nearest one below (the docstring's rule);
+    # it once raised OverflowError (the sign was taken by converting the huge value to float)
     assert outward(lambda a: a.exp(), 1e3, direction="down") == HUGE
+    assert outward(lambda a: -a.exp(), 1e3, direction="up") == -HUGE
+    assert outward(lambda a: a.exp(), 1e3, direction="up") == math.inf
+    assert outward(lambda a: -a.exp(), 1e3, direction="down") == -math.inf
 
 
 # ------------------------------------------------------------------------------ exact sums
