@@ -11,7 +11,7 @@ in ``docs/formulations.md``), the fifth in one fresh subprocess per run:
    gets) and, to separate formulation from algorithm, with HiGHS interior point. Then ours
    alone at larger k.
 2. ``solvers``: the pure-LDP LP of section 1 through ``DesignProblem.solve(solver=...)``
-   with each solver (the measurement behind ``mechdesign/design/solvers.py``), and the
+   with each solver (the measurement behind ``mechdesign/design/solvers/__init__.py``), and the
    same for a metric privacy LP (10 x 10 grid, 1.1-spanner).
 3. ``metric``: geo-indistinguishability on n x n grids (Euclidean distance, eps = 1 per
    unit, uniform prior, loss = Euclidean distance, outputs = the grid points): all pairs
@@ -24,7 +24,7 @@ in ``docs/formulations.md``), the fifth in one fresh subprocess per run:
    and with a uniform prior (the symmetric closed form, subset selection), with the
    reference values of the formula sheet.
 5. ``memory``: the measurement behind ``BYTES_PER_NONZERO`` and ``MEMORY_BUDGET`` in
-   ``mechdesign/design/solvers.py`` (the estimate ``check_memory`` uses to refuse designs
+   ``mechdesign/design/solvers/run.py`` (the estimate ``check_memory`` uses to refuse designs
    before building). Pure LDP with ExpectedLoss on section 1's random loss, solved with
    HiGHS and with Clarabel, each run in a fresh ``python -c`` subprocess: its peak RSS
    after the solve minus its peak RSS after the imports and a k = 5 warm-up solve of the
@@ -578,7 +578,7 @@ def largest_admitted_k(limit: int = 1 << 20) -> int:
 
 def section_memory(quick: bool) -> None:
     print("\n== 5. Memory per constraint nonzero: the constants of "
-          "mechdesign/design/solvers.py ==")
+          "mechdesign/design/solvers/run.py ==")
     print(f"DesignProblem(LDP({EPS:g}), ExpectedLoss(random k x k loss)).solve(solver=...), "
           "each run in a fresh subprocess. peak = the child's ru_maxrss after the solve minus "
           "its ru_maxrss after\nthe imports, the loss and a k = 5 warm-up solve of the same "

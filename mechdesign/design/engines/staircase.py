@@ -164,7 +164,7 @@ def solve_estimation(objective: EstimationVariance, epsilon: float,
     negative below ``-PRICING_TOL |f|`` enter, until none is left (or
     :data:`MAX_COLUMN_ROUNDS`, then the result is marked inaccurate). A pattern left out
     with reduced cost ``-r`` costs at most about ``r^2`` over the curvature. Checked
-    against the full program in ``tests/test_staircase_columns.py``; measured in
+    against the full program in ``tests/design/engines/test_staircase.py``; measured in
     ``benchmarks/design_scaling.py`` (section 4; numbers in ``benchmarks/README.md``,
     "Design scaling"): same criterion to 1.2e-9 relative at k = 9..11 and faster than the
     full program, and it reaches k = 14 (1186 of 16,383 patterns).
