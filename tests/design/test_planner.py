@@ -1,16 +1,33 @@
-"""The planner (mechdesign/design/planner.py): one table of routing rules that solve(),
-plan(), ``mechdesign solve --plan`` and every frontier point follow."""
+"""The planner (:mod:`mechdesign.design.planner`): one table of routing rules that solve(),
+plan(), ``mechdesign solve --plan`` and every frontier point follow.
+
+Pinned: the rules are tried in order and the last always applies; each plan names why the
+other methods were left out; a plan prints and serialises without solving, for every
+shipped problem file too; solve() reports the method it ran and the frontier takes the same
+one; the working set is routed by size, notion, objective, options, epsilon and the memory
+budget (its pairs and entries capped by what the dense arrays leave of MEMORY_BUDGET).
+"""
 
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
 
+import mechdesign as md
 from mechdesign.cli.main import main
 from mechdesign.design import DesignProblem, planner
 from mechdesign.design.objectives import ExpectedLoss
+from mechdesign.design.planner import (
+    MEMORY_BUDGET,
+    WORKING_SET_BYTES_PER_CUT_ENTRY,
+    WORKING_SET_BYTES_PER_ENTRY,
+    WORKING_SET_BYTES_PER_PAIR,
+    WORKING_SET_MAX_EPSILON,
+    WORKING_SET_MIN_ENTRIES,
+)
 from mechdesign.design.solvers import run as solvers
 from mechdesign.errors import MechdesignError
 from mechdesign.frontier import frontier
@@ -162,3 +179,56 @@ def test_frontier_at_k_1700_takes_the_working_set_like_solve():
     res = frontier(problem, [1.0], workers=1).results[0]
     assert res.method == "working_set" and res.status.value == "optimal"
     assert res.gap <= 1e-6 and res.certificate.met
+
+
+def test_dispatch_by_size_notion_objective_and_options():
+    L = np.random.default_rng(0).random((100, 100))
+    assert 100 * 100 >= WORKING_SET_MIN_ENTRIES
+    big = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L))
+    assert big.working_set_applies(None, {})
+    assert big.working_set_applies("HIGHS", {"highs_options": {}})
+    assert md.DesignProblem(md.ApproxLDP(1.0, 0.0), md.ExpectedLoss(L)).working_set_applies(
+        None, {})
+    # kept on the global program: small, another solver or options, other notions,
+    # objectives, user constraints, eps beyond the unscaled caps
+    small = np.random.default_rng(0).random((20, 20))
+    assert not md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(small)).working_set_applies(
+        None, {})
+    assert not big.working_set_applies("CLARABEL", {})
+    assert not big.working_set_applies(None, {"verbose": True})
+    assert not md.DesignProblem(md.ApproxLDP(1.0, 1e-6), md.ExpectedLoss(L)
+                                ).working_set_applies(None, {})
+    assert not md.DesignProblem(md.LDP(1.0), md.WorstCaseLoss(L)).working_set_applies(
+        None, {})
+    assert not md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L),
+                                constraints={"c": lambda Q: Q[0, 0] >= 0.1}
+                                ).working_set_applies(None, {})
+    assert not md.DesignProblem(md.LDP(WORKING_SET_MAX_EPSILON + 1), md.ExpectedLoss(L)
+                                ).working_set_applies(None, {})
+    # pure deletion LDP too, up to half the epsilon (its caps are e^{2 eps} - 1)
+    assert md.DesignProblem(md.DeletionLDP(WORKING_SET_MAX_EPSILON / 2), md.ExpectedLoss(L)
+                            ).working_set_applies(None, {})
+    assert not md.DesignProblem(md.DeletionLDP(WORKING_SET_MAX_EPSILON / 2 + 0.1),
+                                md.ExpectedLoss(L)).working_set_applies(None, {})
+    assert not md.DesignProblem(md.DeletionLDP(1.0, 0.01), md.ExpectedLoss(L)
+                                ).working_set_applies(None, {})
+    # the dense k x m arrays must fit the memory budget, the LP's pairs are capped by what
+    # is left: at the file limit (1e7 entries) 2.3 GiB of arrays leave 5.0 million pairs
+    at_limit = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(md.losses.hamming(3000)))
+    assert at_limit.working_set_applies(None, {})
+    assert at_limit.working_set_max_pairs() == (
+        (MEMORY_BUDGET - 3000 * 3000 * WORKING_SET_BYTES_PER_ENTRY) // WORKING_SET_BYTES_PER_PAIR)
+    assert at_limit.working_set_max_pairs() > 5_000_000
+    assert at_limit.working_set_max_entries() == (
+        (MEMORY_BUDGET - 3000 * 3000 * WORKING_SET_BYTES_PER_ENTRY)
+        // WORKING_SET_BYTES_PER_CUT_ENTRY)
+
+
+def test_arrays_beyond_the_budget_keep_the_global_program(monkeypatch):
+    monkeypatch.setattr(planner, "WORKING_SET_BYTES_PER_ENTRY", MEMORY_BUDGET // 10_000 + 1)
+    too_big = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(md.losses.hamming(100)))
+    assert too_big.working_set_max_pairs() == 0
+    assert not too_big.working_set_applies(None, {})
+    res = too_big.solve()  # the global program (whose own memory check applies)
+    assert not any("working set" in n for n in res.notes)
+    assert res.value == pytest.approx(1 - math.e / (math.e + 99), rel=1e-9)  # k-RR

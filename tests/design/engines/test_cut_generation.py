@@ -162,25 +162,6 @@ def test_an_entry_budget_stops_with_a_feasible_point_and_an_honest_bound():
     assert early.value - early.bound > 1e-6 * full.value  # honest: not optimal yet
 
 
-def test_a_failed_master_hands_over_to_the_lp_of_pairs(monkeypatch):
-    # HiGHS failing on the master (not a time or memory stop): the LP of pairs solves the
-    # design as a second method, with the same optimum as the cutting planes
-    import mechdesign as md
-    from mechdesign.design.engines import cut_generation
-    from mechdesign.design.result import Status
-
-    L = np.random.default_rng(4).random((100, 100))
-    spec = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L))
-    ours = spec.solve()
-    assert "cutting planes" in ours.formulation
-    monkeypatch.setattr(cut_generation, "run_highs", lambda h, stop: "kSolveError")
-    res = spec.solve()
-    assert res.status is Status.OPTIMAL and res.certificate.met
-    assert "LP of pairs" in res.formulation
-    assert any("kSolveError" in n and "second method" in n for n in res.notes)
-    assert res.value == pytest.approx(ours.value, rel=1e-9)
-
-
 def test_a_failed_master_solve_is_retried_with_the_other_simplex(monkeypatch):
     # HiGHS's dual simplex can stop with a solve error after outputs with caps near
     # e^{2 eps} enter (fuzzing: deletion LDP at eps = 5.6, tied costs); the round is solved
@@ -230,42 +211,6 @@ def _same_count(master, expected: int) -> None:
     # HiGHS drops the T entry of a cut at lambda = 0 (a zero): the count is exact otherwise
     assert master.nonzeros == expected
     assert expected - int((master.cut_lam == 0).sum()) <= master.h.getNumNz() <= expected
-
-
-@pytest.mark.parametrize("answered", [True, False])
-def test_the_second_method_s_time_after_a_failed_master(monkeypatch, answered):
-    # the LP of pairs after a HiGHS failure gets what remains of the limit and, when the
-    # cutting planes left a feasible point, at most their time (SECOND_METHOD_MIN_SECONDS
-    # at least): it took minutes on designs the cutting planes solve in 0.1 s (fuzzing)
-    import mechdesign as md
-    from mechdesign.design.engines import cut_generation, working_set
-    from mechdesign.design.engines.working_set import run_highs
-    from mechdesign.design.program import SECOND_METHOD_MIN_SECONDS
-
-    calls, given = [], []
-
-    def fails_late(h, stop):  # the first round solves, then HiGHS fails
-        calls.append(1)
-        return run_highs(h, stop) if answered and len(calls) == 1 else "kSolveError"
-
-    real = working_set.solve_working_set
-
-    def recorded(c, envelope, deadline, *args):
-        given.append(deadline.remaining())
-        return real(c, envelope, deadline, *args)
-
-    monkeypatch.setattr(cut_generation, "run_highs", fails_late)
-    monkeypatch.setattr(working_set, "solve_working_set", recorded)
-    L = np.random.default_rng(4).random((100, 100))
-    for limit in (None, 500.0):
-        calls.clear()
-        res = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L)).solve(time_limit=limit)
-        assert res.status is md.design.result.Status.OPTIMAL
-    capped = SECOND_METHOD_MIN_SECONDS  # the cutting planes took well under that
-    if answered:
-        assert capped - 5 < given[0] <= capped and capped - 5 < given[1] <= capped
-    else:
-        assert given[0] is None and 490 < given[1] <= 500
 
 
 def test_a_master_that_both_simplex_methods_fail_on_is_solved_from_scratch(monkeypatch):

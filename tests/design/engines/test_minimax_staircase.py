@@ -210,18 +210,6 @@ def test_bad_criterion_and_weights() -> None:
         MinimaxEstimation(PRIORS3, "A", np.eye(2))
 
 
-def test_refusals() -> None:
-    objective = MinimaxEstimation(PRIORS3)
-    with pytest.raises(InvalidParameterError, match="ApproxLDP"):
-        DesignProblem(md.ApproxLDP(1.0, 1e-3), objective).solve()
-    with pytest.raises(InvalidParameterError, match="user constraints"):
-        DesignProblem(md.LDP(1.0), objective,
-                      constraints={"c": lambda Q: [Q[0, 0] >= 0.1]}).solve()
-    with pytest.raises(InvalidParameterError, match="outputs"):
-        DesignProblem(md.LDP(1.0), MinimaxEstimation(
-            np.random.default_rng(0).dirichlet(np.ones(4), size=2)), n_outputs=2).solve()
-
-
 def test_the_engine_s_answer_is_certified_by_its_own_bound() -> None:
     # called directly: the matrix's worst-prior criterion (from the definition) is the
     # value, and the Frank-Wolfe bound sits below it within the gap tolerance

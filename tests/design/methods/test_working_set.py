@@ -1,6 +1,15 @@
-"""Pure LDP on a working set of outputs (:mod:`mechdesign.design.engines.working_set`): the same
-optimum as the global program, the k-RR closed form for a Hamming loss, a dual bound that
-holds for any multipliers, and the dispatch of ``DesignProblem.solve``."""
+"""The working-set method of :mod:`mechdesign.design.methods.working_set`: pure (or pure
+deletion) LDP with an expected loss at large k, by cutting planes over a working set of
+outputs, the LP of pairs as its second method.
+
+Pinned: the same optimum as the global program (:mod:`~mechdesign.design.methods.program`,
+a second method) across sizes, epsilons and loss shapes, for pure and deletion LDP, each
+matrix passing the independent measure; the k-RR closed form for a Hamming loss (Kairouz,
+Oh & Viswanath 2016); an entry budget or a time limit (a FakeClock) stops the loop with the
+best point so far and its honest gap, a limit before the first round names it; a HiGHS
+failure on the master hands over to the LP of pairs, which gets what is left of the limit
+and at most the cutting planes' own time.
+"""
 
 from __future__ import annotations
 
@@ -13,13 +22,7 @@ import mechdesign as md
 from mechdesign.design.methods import program as program_method
 from mechdesign.design.methods import working_set as working_set_method
 from mechdesign.design.outcome import GAP_TOL
-from mechdesign.design.problem import (
-    WORKING_SET_BYTES_PER_CUT_ENTRY,
-    WORKING_SET_BYTES_PER_ENTRY,
-    WORKING_SET_BYTES_PER_PAIR,
-    WORKING_SET_MAX_EPSILON,
-    WORKING_SET_MIN_ENTRIES,
-)
+from mechdesign.design.planner import WORKING_SET_MAX_EPSILON
 from mechdesign.design.result import Status
 from mechdesign.design.solvers import MEMORY_BUDGET
 
@@ -86,61 +89,6 @@ def test_deletion_ldp_has_the_global_program_s_optimum(k, m, eps, loss):
     prior = np.random.default_rng(k + 1).dirichlet(np.ones(k))
     _same_as_global(md.DesignProblem(md.DeletionLDP(eps), md.ExpectedLoss(L, prior)), L,
                     lambda Q: md.epsilon_deletion(Q).epsilon <= eps)
-
-
-def test_dispatch_by_size_notion_objective_and_options():
-    L = np.random.default_rng(0).random((100, 100))
-    assert 100 * 100 >= WORKING_SET_MIN_ENTRIES
-    big = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L))
-    assert big.working_set_applies(None, {})
-    assert big.working_set_applies("HIGHS", {"highs_options": {}})
-    assert md.DesignProblem(md.ApproxLDP(1.0, 0.0), md.ExpectedLoss(L)).working_set_applies(
-        None, {})
-    # kept on the global program: small, another solver or options, other notions,
-    # objectives, user constraints, eps beyond the unscaled caps
-    small = np.random.default_rng(0).random((20, 20))
-    assert not md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(small)).working_set_applies(
-        None, {})
-    assert not big.working_set_applies("CLARABEL", {})
-    assert not big.working_set_applies(None, {"verbose": True})
-    assert not md.DesignProblem(md.ApproxLDP(1.0, 1e-6), md.ExpectedLoss(L)
-                                ).working_set_applies(None, {})
-    assert not md.DesignProblem(md.LDP(1.0), md.WorstCaseLoss(L)).working_set_applies(
-        None, {})
-    assert not md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L),
-                                constraints={"c": lambda Q: Q[0, 0] >= 0.1}
-                                ).working_set_applies(None, {})
-    assert not md.DesignProblem(md.LDP(WORKING_SET_MAX_EPSILON + 1), md.ExpectedLoss(L)
-                                ).working_set_applies(None, {})
-    # pure deletion LDP too, up to half the epsilon (its caps are e^{2 eps} - 1)
-    assert md.DesignProblem(md.DeletionLDP(WORKING_SET_MAX_EPSILON / 2), md.ExpectedLoss(L)
-                            ).working_set_applies(None, {})
-    assert not md.DesignProblem(md.DeletionLDP(WORKING_SET_MAX_EPSILON / 2 + 0.1),
-                                md.ExpectedLoss(L)).working_set_applies(None, {})
-    assert not md.DesignProblem(md.DeletionLDP(1.0, 0.01), md.ExpectedLoss(L)
-                                ).working_set_applies(None, {})
-    # the dense k x m arrays must fit the memory budget, the LP's pairs are capped by what
-    # is left: at the file limit (1e7 entries) 2.3 GiB of arrays leave 5.0 million pairs
-    at_limit = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(md.losses.hamming(3000)))
-    assert at_limit.working_set_applies(None, {})
-    assert at_limit.working_set_max_pairs() == (
-        (MEMORY_BUDGET - 3000 * 3000 * WORKING_SET_BYTES_PER_ENTRY) // WORKING_SET_BYTES_PER_PAIR)
-    assert at_limit.working_set_max_pairs() > 5_000_000
-    assert at_limit.working_set_max_entries() == (
-        (MEMORY_BUDGET - 3000 * 3000 * WORKING_SET_BYTES_PER_ENTRY)
-        // WORKING_SET_BYTES_PER_CUT_ENTRY)
-
-
-def test_arrays_beyond_the_budget_keep_the_global_program(monkeypatch):
-    from mechdesign.design import planner  # the routing budgets live in the planner
-
-    monkeypatch.setattr(planner, "WORKING_SET_BYTES_PER_ENTRY", MEMORY_BUDGET // 10_000 + 1)
-    too_big = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(md.losses.hamming(100)))
-    assert too_big.working_set_max_pairs() == 0
-    assert not too_big.working_set_applies(None, {})
-    res = too_big.solve()  # the global program (whose own memory check applies)
-    assert not any("working set" in n for n in res.notes)
-    assert res.value == pytest.approx(1 - math.e / (math.e + 99), rel=1e-9)  # k-RR
 
 
 def test_an_entry_budget_stops_the_loop_with_the_best_point_and_its_gap(monkeypatch):
@@ -230,3 +178,55 @@ def test_dispatched_designs_match_the_global_program_at_k_100(eps, loss):
     assert ours.value <= ref.value + 1e-7 * span
     if ref.status is Status.OPTIMAL:
         assert abs(ours.value - ref.value) <= 1e-7 * span
+
+
+def test_a_failed_master_hands_over_to_the_lp_of_pairs(monkeypatch):
+    # HiGHS failing on the master (not a time or memory stop): the LP of pairs solves the
+    # design as a second method, with the same optimum as the cutting planes
+    from mechdesign.design.engines import cut_generation
+
+    L = np.random.default_rng(4).random((100, 100))
+    spec = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L))
+    ours = spec.solve()
+    assert "cutting planes" in ours.formulation
+    monkeypatch.setattr(cut_generation, "run_highs", lambda h, stop: "kSolveError")
+    res = spec.solve()
+    assert res.status is Status.OPTIMAL and res.certificate.met
+    assert "LP of pairs" in res.formulation
+    assert any("kSolveError" in n and "second method" in n for n in res.notes)
+    assert res.value == pytest.approx(ours.value, rel=1e-9)
+
+
+@pytest.mark.parametrize("answered", [True, False])
+def test_the_second_method_s_time_after_a_failed_master(monkeypatch, answered):
+    # the LP of pairs after a HiGHS failure gets what remains of the limit and, when the
+    # cutting planes left a feasible point, at most their time (SECOND_METHOD_MIN_SECONDS
+    # at least): it took minutes on designs the cutting planes solve in 0.1 s (fuzzing)
+    from mechdesign.design.engines import cut_generation, working_set
+    from mechdesign.design.engines.working_set import run_highs
+    from mechdesign.design.program import SECOND_METHOD_MIN_SECONDS
+
+    calls, given = [], []
+
+    def fails_late(h, stop):  # the first round solves, then HiGHS fails
+        calls.append(1)
+        return run_highs(h, stop) if answered and len(calls) == 1 else "kSolveError"
+
+    real = working_set.solve_working_set
+
+    def recorded(c, envelope, deadline, *args):
+        given.append(deadline.remaining())
+        return real(c, envelope, deadline, *args)
+
+    monkeypatch.setattr(cut_generation, "run_highs", fails_late)
+    monkeypatch.setattr(working_set, "solve_working_set", recorded)
+    L = np.random.default_rng(4).random((100, 100))
+    for limit in (None, 500.0):
+        calls.clear()
+        res = md.DesignProblem(md.LDP(1.0), md.ExpectedLoss(L)).solve(time_limit=limit)
+        assert res.status is md.design.result.Status.OPTIMAL
+    capped = SECOND_METHOD_MIN_SECONDS  # the cutting planes took well under that
+    if answered:
+        assert capped - 5 < given[0] <= capped and capped - 5 < given[1] <= capped
+    else:
+        assert given[0] is None and 490 < given[1] <= 500
