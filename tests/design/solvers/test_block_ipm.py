@@ -1,7 +1,12 @@
-"""The block-angular interior point (mechdesign.design.solvers.block_ipm) against HiGHS on the
-same
-LPs, and its place in DesignProblem.solve (default Clarabel solves of large block-angular
-LPs, certified from its own duals, Clarabel when it falls short)."""
+"""The block-angular interior point (:mod:`mechdesign.design.solvers.block_ipm`).
+
+Pinned: ``find_blocks`` splits a mechanism LP into one block per output column and refuses
+what it cannot use (too few blocks, a variable in no row, too many rows per variable); the
+method reaches HiGHS's optimum on the same LPs (a second method) with duals whose
+independent Lagrangian bound certifies it, primal feasible to the tolerance, at every cost
+scale (the answer in the caller's units); a deadline and a stop request end it. Its place
+in a design (the block adapter and its Clarabel fallback) is tested in test_clarabel.py.
+"""
 
 from __future__ import annotations
 
@@ -14,12 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from mechdesign import MetricDP
-from mechdesign.design import DesignProblem, ExpectedLoss
 from mechdesign.design.bound import LowerBound, lp_lower_bound
-from mechdesign.design.solvers import block_ipm, clarabel
-from mechdesign.design.solvers.block_ipm import BlockSolution, find_blocks, solve_block_lp
-from mechdesign.design.symmetry import grid_symmetries
+from mechdesign.design.solvers.block_ipm import find_blocks, solve_block_lp
 
 
 def mechanism_lp(k: int, n: int, seed: int, cost_scale: float = 1.0
@@ -114,83 +115,3 @@ def test_deadline_and_interrupt() -> None:
     assert solve_block_lp(c, A, b, n_eq, s, deadline=time.perf_counter()).status == "MaxTime"
     with pytest.raises(KeyboardInterrupt):
         solve_block_lp(c, A, b, n_eq, s, stop=lambda: True)
-
-
-def grid(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The points of an n x n grid and their Euclidean distances."""
-    pts = np.array([(i, j) for i in range(n) for j in range(n)], dtype=float)
-    return pts, np.linalg.norm(pts[:, None] - pts[None, :], axis=-1)
-
-
-def grid_problem(n: int = 12) -> DesignProblem:
-    _, D = grid(n)
-    return DesignProblem(privacy=MetricDP(1.0, D, spanner=1.1),
-                         objective=ExpectedLoss(D, np.full(n * n, 1 / (n * n))),
-                         symmetry=grid_symmetries(n, n))
-
-
-@pytest.fixture
-def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(clarabel, "BLOCK_IPM_MIN_VARS", 0)
-
-
-def test_design_through_the_block_method(small_blocks: None) -> None:
-    """A default solve of a symmetric spanner grid goes to the block method (the 12 x 12
-    grid: 2,628 orbit variables, so Clarabel by default, in 21 blocks, one per output
-    orbit); HiGHS simplex, named explicitly, is the second method: the same optimum, and
-    the returned matrix passes the independent privacy measurement of the certificate."""
-    res = grid_problem().solve()
-    ref = grid_problem().solve(solver="HIGHS", highs_options={"solver": "simplex"})
-    assert res.solver == "BLOCK-IPM" and ref.solver == "HIGHS"
-    assert res.status.value == "optimal" and res.gap is not None and res.gap <= 1e-6
-    assert res.value == pytest.approx(ref.value, rel=1e-6)
-    assert any("block-angular interior point" in note for note in res.notes)
-    assert res.certificate.met
-
-
-def test_named_solver_is_not_replaced(small_blocks: None) -> None:
-    res = grid_problem().solve(solver="CLARABEL")
-    assert res.solver == "CLARABEL"
-
-
-def test_clarabel_when_the_block_method_falls_short(
-        small_blocks: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An answer the block method cannot certify within the tolerance is not returned:
-    Clarabel solves instead (here the method is made to stop after two iterations)."""
-    calls = []
-
-    def short(*args: object, **kwargs: object) -> BlockSolution:
-        calls.append(1)
-        return solve_block_lp(*args, **{**kwargs, "max_iter": 2})  # type: ignore[arg-type]
-
-    monkeypatch.setattr(block_ipm, "solve_block_lp", short)
-    res = grid_problem().solve()
-    assert calls and res.solver == "CLARABEL" and res.status.value == "optimal"
-    assert any("ended MaxIterations after 2 iterations" in note and "Clarabel solved instead"
-               in note for note in res.notes)
-
-
-@pytest.mark.parametrize(("eps", "scale", "skew"), [
-    (0.05, 1.0, False), (0.3, 1e-6, True), (1.0, 1e6, False), (3.0, 1.0, True),
-    (6.0, 1e-12, False)])
-def test_design_range(small_blocks: None, eps: float, scale: float, skew: bool) -> None:
-    """Across eps (0.05..6), loss scales (1e-12..1e6) and a prior that is symmetric but not
-    uniform (weights falling with the distance to the centre): the block method's
-    certified value equals HiGHS simplex's on the same 12 x 12 spanner grid."""
-    n = 12
-    pts, D = grid(n)
-    prior = np.ones(n * n)
-    if skew:
-        prior = np.exp(-np.linalg.norm(pts - (n - 1) / 2, axis=1))
-    prior /= prior.sum()
-
-    def problem() -> DesignProblem:
-        return DesignProblem(privacy=MetricDP(eps, D, spanner=1.1),
-                             objective=ExpectedLoss(scale * D, prior),
-                             symmetry=grid_symmetries(n, n))
-
-    res = problem().solve()
-    ref = problem().solve(solver="HIGHS", highs_options={"solver": "simplex"})
-    assert ref.status.value == "optimal"
-    assert res.solver == "BLOCK-IPM" and res.status.value == "optimal" and res.certificate.met
-    assert res.value == pytest.approx(ref.value, rel=2e-6)
