@@ -5,8 +5,8 @@ rooms")::
 
     git worktree add /tmp/before <commit>
     cd /tmp && farm-bench -n 5 --timeout 300 \\
-        --vs "sh -c 'BEFORE=/tmp/before exec python /path/to/benchmarks/design_methods.py program'" \\
-        -- python /path/to/benchmarks/design_methods.py program
+        --vs "sh -c 'BEFORE=/tmp/before exec python $REPO/benchmarks/design_methods.py program'" \\
+        -- python $REPO/benchmarks/design_methods.py program
 
 With ``BEFORE=DIR`` the package is imported from the checkout ``DIR`` instead of the
 installed one (run it from outside the repository, so the current folder does not shadow
@@ -27,10 +27,10 @@ if os.environ.get("BEFORE"):  # import the package from another checkout
     sys.meta_path = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
     sys.path.insert(0, os.environ["BEFORE"])
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import mechdesign as md  # noqa: E402
-from mechdesign.io.problems import euclidean_grid  # noqa: E402
+import mechdesign as md
+from mechdesign.io.problems import euclidean_grid
 
 
 def design(which: str) -> md.DesignResult:
