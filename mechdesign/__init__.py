@@ -43,7 +43,7 @@ from .errors import (
 __version__ = "0.1.0"
 
 _NAMESPACES = ("accounting", "catalog", "design", "errors", "estimation", "frontier", "io",
-               "losses", "neighbors", "oracles", "plotting", "privacy", "studies")
+               "losses", "neighbors", "numeric", "oracles", "plotting", "privacy", "studies")
 
 _NAMES = {
     **dict.fromkeys(_NAMESPACES, ""),

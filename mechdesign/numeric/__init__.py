@@ -1,0 +1,28 @@
+"""Numeric randomizers: the published local randomizers of a number in a bounded interval,
+with exact privacy, sampling, unbiased mean estimates and closed-form variances
+(``docs/numeric.md``).
+
+* :class:`Duchi`: Duchi, Jordan and Wainwright's two-report randomizer, ``x`` in ``[-1, 1]``;
+* :class:`Piecewise`: Wang et al.'s Piecewise mechanism (ICDE 2019), ``x`` in ``[-1, 1]``;
+* :class:`Hybrid`: Piecewise with probability ``alpha``, Duchi otherwise (same paper).
+
+Each randomizer discretises into a finite :class:`~mechdesign.mechanism.Mechanism`
+(``to_matrix``, ``to_mechanism``) whose exact epsilon is at most its own.
+
+>>> import mechdesign as md
+>>> pm = md.numeric.Piecewise(1.0)
+>>> reports = pm.sample([0.2, -0.5, 0.9], rng=1)     # respondents' side
+>>> est = pm.estimate_mean(reports)                   # analyst's side
+>>> round(pm.worst_case_variance(), 4)
+5.2236
+"""
+
+from __future__ import annotations
+
+from .base import MAX_EPSILON, MeanEstimate, NumericRandomizer
+from .duchi import Duchi
+from .hybrid import HYBRID_THRESHOLD, Hybrid, hybrid_alpha
+from .piecewise import Piecewise
+
+__all__ = ["HYBRID_THRESHOLD", "MAX_EPSILON", "Duchi", "Hybrid", "MeanEstimate",
+           "NumericRandomizer", "Piecewise", "hybrid_alpha"]
