@@ -4,7 +4,9 @@ with exact privacy, sampling, unbiased mean estimates and closed-form variances
 
 * :class:`Duchi`: Duchi, Jordan and Wainwright's two-report randomizer, ``x`` in ``[-1, 1]``;
 * :class:`Piecewise`: Wang et al.'s Piecewise mechanism (ICDE 2019), ``x`` in ``[-1, 1]``;
-* :class:`Hybrid`: Piecewise with probability ``alpha``, Duchi otherwise (same paper).
+* :class:`Hybrid`: Piecewise with probability ``alpha``, Duchi otherwise (same paper);
+* :class:`SquareWave`: Li et al.'s Square Wave (SIGMOD 2020), ``v`` in ``[0, 1]``, with the
+  EM/EMS estimate of the input distribution.
 
 Each randomizer discretises into a finite :class:`~mechdesign.mechanism.Mechanism`
 (``to_matrix``, ``to_mechanism``) whose exact epsilon is at most its own.
@@ -23,6 +25,14 @@ from .base import MAX_EPSILON, MeanEstimate, NumericRandomizer
 from .duchi import Duchi
 from .hybrid import HYBRID_THRESHOLD, Hybrid, hybrid_alpha
 from .piecewise import Piecewise
+from .square_wave import (
+    EMResult,
+    SquareWave,
+    SquareWaveDistribution,
+    expectation_maximization,
+    square_wave_b,
+)
 
-__all__ = ["HYBRID_THRESHOLD", "MAX_EPSILON", "Duchi", "Hybrid", "MeanEstimate",
-           "NumericRandomizer", "Piecewise", "hybrid_alpha"]
+__all__ = ["HYBRID_THRESHOLD", "MAX_EPSILON", "Duchi", "EMResult", "Hybrid", "MeanEstimate",
+           "NumericRandomizer", "Piecewise", "SquareWave", "SquareWaveDistribution",
+           "expectation_maximization", "hybrid_alpha", "square_wave_b"]

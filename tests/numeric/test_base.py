@@ -29,16 +29,17 @@ from mechdesign.numeric import (
     Hybrid,
     MeanEstimate,
     Piecewise,
+    SquareWave,
 )
 from mechdesign.numeric.base import REPORT_TOL, check_edges, uniforms
 
-CLASSES = (Duchi, Piecewise, Hybrid)
+CLASSES = (Duchi, Piecewise, Hybrid, SquareWave)
 EPS_TOL = 1e-12  # epsilon_ldp of a float matrix: the exact log-ratio, up to a few ulps
 EPS_ATOL = 1e-15  # (an absolute error: it dominates at tiny epsilons)
 
 
 def all_randomizers(eps: float) -> list:
-    return [Duchi(eps), Piecewise(eps), Hybrid(eps), Hybrid(eps, alpha=0.3)]
+    return [Duchi(eps), Piecewise(eps), Hybrid(eps), Hybrid(eps, alpha=0.3), SquareWave(eps)]
 
 
 def test_the_namespace_is_lazy_and_documented():
@@ -60,7 +61,7 @@ def test_bad_epsilon_is_a_typed_error_naming_it(cls, bad, pattern):
 
 @pytest.mark.parametrize("mech, bad", [
     (Duchi(1.0), 1.5), (Duchi(1.0), -1.0000001), (Piecewise(1.0), math.inf),
-    (Hybrid(2.0), -3.0),
+    (Hybrid(2.0), -3.0), (SquareWave(1.0), -0.1), (SquareWave(1.0), 1.01),
 ])
 def test_inputs_outside_the_domain_are_named(mech, bad):
     x = [mech.low, bad, mech.high]
@@ -113,7 +114,7 @@ def test_secure_uniforms_are_53_bit_and_in_range():
 
 
 @settings(max_examples=40, deadline=None)
-@given(which=st.integers(0, 3), eps=st.sampled_from([0.05, 0.5, 1.0, 3.0, 8.0]),
+@given(which=st.integers(0, 4), eps=st.sampled_from([0.05, 0.5, 1.0, 3.0, 8.0]),
        seed=st.integers(0, 2 ** 32 - 1), size=st.integers(1, 200))
 def test_sampled_reports_lie_in_the_output_range(which, eps, seed, size):
     mech = all_randomizers(eps)[which]
@@ -129,7 +130,7 @@ def test_sampled_reports_lie_in_the_output_range(which, eps, seed, size):
 
 @st.composite
 def grids_and_bins(draw):
-    which = draw(st.integers(0, 3))
+    which = draw(st.integers(0, 4))
     eps = draw(st.sampled_from([1e-4, 0.1, 0.5, 1.0, 2.0, 4.0, 10.0, MAX_EPSILON]))
     mech = all_randomizers(eps)[which]
     k = draw(st.integers(1, 6))
@@ -225,7 +226,8 @@ def test_randomizers_are_immutable_values():
     assert pm != Piecewise(1.5) and pm != Duchi(1.0)
     assert Hybrid(1.0, alpha=0.2) != Hybrid(1.0)
     assert repr(Hybrid(1.0, alpha=0.25)) == "Hybrid(epsilon=1.0, alpha=0.25)"
-    assert Duchi(1.0).domain == (-1.0, 1.0)
+    assert repr(SquareWave(2.0)) == "SquareWave(epsilon=2.0)"
+    assert SquareWave(1.0).domain == (0.0, 1.0) and Duchi(1.0).domain == (-1.0, 1.0)
 
 
 @pytest.mark.parametrize("eps", [1e-6, MAX_EPSILON])
