@@ -6,7 +6,8 @@ with exact privacy, sampling, unbiased mean estimates and closed-form variances
 * :class:`Piecewise`: Wang et al.'s Piecewise mechanism (ICDE 2019), ``x`` in ``[-1, 1]``;
 * :class:`Hybrid`: Piecewise with probability ``alpha``, Duchi otherwise (same paper);
 * :class:`SquareWave`: Li et al.'s Square Wave (SIGMOD 2020), ``v`` in ``[0, 1]``, with the
-  EM/EMS estimate of the input distribution.
+  EM/EMS estimate of the input distribution;
+* :func:`randomized_round`: unbiased rounding to a grid, before a finite randomizer.
 
 Each randomizer discretises into a finite :class:`~mechdesign.mechanism.Mechanism`
 (``to_matrix``, ``to_mechanism``) whose exact epsilon is at most its own.
@@ -25,6 +26,7 @@ from .base import MAX_EPSILON, MeanEstimate, NumericRandomizer
 from .duchi import Duchi
 from .hybrid import HYBRID_THRESHOLD, Hybrid, hybrid_alpha
 from .piecewise import Piecewise
+from .rounding import randomized_round, randomized_round_index, rounding_variance
 from .square_wave import (
     EMResult,
     SquareWave,
@@ -35,4 +37,5 @@ from .square_wave import (
 
 __all__ = ["HYBRID_THRESHOLD", "MAX_EPSILON", "Duchi", "EMResult", "Hybrid", "MeanEstimate",
            "NumericRandomizer", "Piecewise", "SquareWave", "SquareWaveDistribution",
-           "expectation_maximization", "hybrid_alpha", "square_wave_b"]
+           "expectation_maximization", "hybrid_alpha", "randomized_round",
+           "randomized_round_index", "rounding_variance", "square_wave_b"]
