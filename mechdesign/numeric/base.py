@@ -49,6 +49,7 @@ __all__ = [
     "check_positive_epsilon",
     "uniforms",
     "window_bins",
+    "within_epsilon",
 ]
 
 MAX_EPSILON = 20.0
@@ -367,19 +368,22 @@ class NumericRandomizer(ABC):
         -----
         Each entry is the law of the report integrated exactly over the bin (a length times
         a density, plus the atoms in it), so ``Q`` is a post-processing of the randomizer
-        restricted to the grid and ``epsilon_ldp(Q) <= epsilon`` up to float rounding of the
-        entries (a few ulps).
+        restricted to the grid and its exact epsilon is at most :attr:`epsilon`. The stored
+        floats can put a ratio a few ulps above ``e^epsilon``; :func:`within_epsilon` then
+        mixes the rows with their mean row by a weight of order 1e-15, so that
+        ``epsilon_ldp(Q) <= epsilon`` holds for the matrix returned (an upper bound of its
+        exact value), not only for the mathematical one.
         """
         grid = self._check_grid(grid_in)
         edges = check_edges(bins_out, self.output_range)
-        return self._bin_probabilities(grid, edges)
+        return within_epsilon(self._bin_probabilities(grid, edges), self.epsilon)
 
     def to_mechanism(self, grid_in: Any, bins_out: Any) -> Mechanism:
         """:meth:`to_matrix` as a :class:`~mechdesign.mechanism.Mechanism`, the inputs
         labelled by the grid values and the outputs by the bins ``(e_j, e_{j+1})``."""
         grid = self._check_grid(grid_in)
         edges = check_edges(bins_out, self.output_range)
-        Q = self._bin_probabilities(grid, edges)  # rows sum to 1 within a few ulps
+        Q = within_epsilon(self._bin_probabilities(grid, edges), self.epsilon)
         outputs = [(float(a), float(c)) for a, c in itertools.pairwise(edges)]
         return Mechanism(Q, inputs=[float(g) for g in grid], outputs=outputs,
                          name=f"{self!r} on {grid.size} inputs x {edges.size - 1} bins")
@@ -429,3 +433,28 @@ def window_bins(centre: np.ndarray, half: float, high: float, low: float,
     # each entry is total * (lam high + (1 - lam) low) with lam in [0, 1]: whatever the
     # rounding of the window's ends, no ratio of two entries of a column exceeds high / low
     return high * inside + low * (total - inside)
+
+
+def within_epsilon(Q: np.ndarray, epsilon: float) -> np.ndarray:
+    r"""``Q`` when its stored entries meet ``epsilon``-LDP, else the least mixture that does.
+
+    A discretised randomizer is ``epsilon``-LDP in exact arithmetic, but each entry is a
+    rounded double, so a ratio ``Q[x, y] / Q[x', y]`` can sit a few ulps above
+    ``e^epsilon``. Mixing every row with the same row ``r`` (the mean row),
+    ``Q' = (1 - gamma) Q + gamma 1 r^T``, moves every ratio toward 1 and keeps the rows
+    stochastic; ``gamma`` is the first of ``2^-52, 2^-50, ...`` for which
+    :func:`~mechdesign.privacy.measures.epsilon_ldp` (an upper bound of the exact epsilon
+    of the stored matrix) is at most ``epsilon``, so the entries move by about 1e-15.
+    """
+    from ..privacy.measures import epsilon_ldp
+
+    if epsilon_ldp(Q) <= epsilon:
+        return Q
+    r = Q.mean(axis=0)
+    gamma = 2.0**-52
+    while gamma < 1.0:
+        mixed = (1.0 - gamma) * Q + gamma * r
+        if epsilon_ldp(mixed) <= epsilon:
+            return mixed
+        gamma *= 4.0
+    return np.tile(r, (Q.shape[0], 1))  # constant rows: epsilon 0

@@ -53,7 +53,7 @@ import numpy as np
 
 from .._validation import check_int, check_real, check_stochastic
 from ..errors import InvalidParameterError
-from .base import NumericRandomizer, _real_array, window_bins
+from .base import NumericRandomizer, _real_array, window_bins, within_epsilon
 
 __all__ = [
     "EMResult",
@@ -339,7 +339,7 @@ class SquareWave(NumericRandomizer):
 
         area = np.maximum(below(self.b) - below(-self.b), 0.0)
         Q = self.q * (c2 - c1) + (self.p - self.q) * area / (a2 - a1)
-        return Q / Q.sum(axis=1, keepdims=True)  # rows sum to 1 within rounding already
+        return within_epsilon(Q / Q.sum(axis=1, keepdims=True), self.epsilon)
 
     def estimate_distribution(self, reports: Any, d: Any = 256, output_bins: Any = None, *,
                               smoothing: bool = True, tol: float = 1e-3,
