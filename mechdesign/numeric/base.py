@@ -47,6 +47,7 @@ __all__ = [
     "atom_bins",
     "check_edges",
     "check_positive_epsilon",
+    "increasing_points",
     "uniforms",
     "window_bins",
     "within_epsilon",
@@ -124,6 +125,27 @@ def _index(idx: Any, ndim: int) -> str:
     return "" if ndim == 0 else "[" + ", ".join(str(int(i)) for i in idx) + "]"
 
 
+def increasing_points(values: Any, name: str, what: str) -> np.ndarray:
+    """``values`` as a 1-D array of at least 2 finite, strictly increasing numbers (bin
+    edges, a grid); an :class:`~mechdesign.errors.InvalidParameterError` naming the first
+    offending entry (``what`` names the points in the shape error)."""
+    arr = _real_array(values, name)
+    if arr.ndim != 1 or arr.size < 2:
+        raise InvalidParameterError(
+            f"{name} must be a 1-D array of at least 2 {what}, got shape {arr.shape}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidParameterError(f"{name}[{i}] = {float(arr[i])!r} is not finite")
+    steps = np.diff(arr)
+    if (steps <= 0).any():
+        i = int(np.argmax(steps <= 0))
+        raise InvalidParameterError(
+            f"{name} must be strictly increasing: {name}[{i}] = {float(arr[i])!r}, "
+            f"{name}[{i + 1}] = {float(arr[i + 1])!r}")
+    return arr
+
+
 def check_edges(edges: Any, covers: tuple[float, float], name: str = "bins_out") -> np.ndarray:
     """Bin edges: a 1-D array of at least 2 finite, strictly increasing numbers whose first
     is at most ``covers[0]`` and whose last is at least ``covers[1]``, each within
@@ -135,20 +157,7 @@ def check_edges(edges: Any, covers: tuple[float, float], name: str = "bins_out")
     InvalidParameterError
         Naming the offending edge (or the range the edges must cover).
     """
-    arr = _real_array(edges, name)
-    if arr.ndim != 1 or arr.size < 2:
-        raise InvalidParameterError(
-            f"{name} must be a 1-D array of at least 2 edges, got shape {arr.shape}")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InvalidParameterError(f"{name}[{i}] = {float(arr[i])!r} is not finite")
-    steps = np.diff(arr)
-    if (steps <= 0).any():
-        i = int(np.argmax(steps <= 0))
-        raise InvalidParameterError(
-            f"{name} must be strictly increasing: {name}[{i}] = {float(arr[i])!r}, "
-            f"{name}[{i + 1}] = {float(arr[i + 1])!r}")
+    arr = increasing_points(edges, name, "edges")
     slack = EDGE_TOL * (covers[1] - covers[0])
     if arr[0] > covers[0] + slack or arr[-1] < covers[1] - slack:
         raise InvalidParameterError(

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameterError
-from .base import _index, _real_array, uniforms
+from .base import _index, _real_array, increasing_points, uniforms
 
 __all__ = [
     "check_grid",
@@ -47,21 +47,7 @@ def check_grid(grid: Any) -> np.ndarray:
     InvalidParameterError
         Naming the offending point.
     """
-    arr = _real_array(grid, "grid")
-    if arr.ndim != 1 or arr.size < 2:
-        raise InvalidParameterError(
-            f"grid must be a 1-D array of at least 2 points, got shape {arr.shape}")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InvalidParameterError(f"grid[{i}] = {float(arr[i])!r} is not finite")
-    steps = np.diff(arr)
-    if (steps <= 0).any():
-        i = int(np.argmax(steps <= 0))
-        raise InvalidParameterError(
-            f"grid must be strictly increasing: grid[{i}] = {float(arr[i])!r}, "
-            f"grid[{i + 1}] = {float(arr[i + 1])!r}")
-    return arr
+    return increasing_points(grid, "grid", "points")
 
 
 def _cell(x: Any, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
