@@ -22,7 +22,7 @@ from scipy.optimize import minimize
 import mechdesign as md
 from mechdesign.design import DesignProblem, EstimationVariance, MinimaxEstimation, Status
 from mechdesign.design.engines.minimax_staircase import MAX_MINIMAX_K, solve_minimax_estimation
-from mechdesign.errors import InvalidParameterError, SizeLimitError
+from mechdesign.errors import SizeLimitError
 from tests.design.references import a_criterion
 
 PRIORS3 = np.array([[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]])
@@ -178,36 +178,6 @@ def test_other_criteria_and_weights(criterion: str) -> None:
     assert weighted.value == pytest.approx(
         max(EstimationVariance(p, "A", W).evaluate(weighted.mechanism.matrix)
             for p in priors), rel=1e-12)
-
-
-def test_worst_prior_and_criteria() -> None:
-    objective = MinimaxEstimation(PRIORS3)
-    Q = md.catalog.randomized_response(3, 1.0).matrix
-    crit = objective.criteria(Q)
-    assert crit == pytest.approx([a_criterion(Q, p) for p in PRIORS3], rel=1e-10)
-    assert np.array_equal(objective.worst_prior(Q), PRIORS3[int(np.argmax(crit))])
-
-
-@pytest.mark.parametrize("priors", [
-    [[0.5, 0.6]],                      # does not sum to 1
-    [[0.5, 0.5, 0.0], [-0.1, 0.6, 0.5]],  # negative
-    [[np.nan, 0.5, 0.5]],
-    [0.5, 0.5],                        # one-dimensional
-    np.zeros((0, 3)),
-    [["a", "b"]],
-])
-def test_bad_priors(priors: object) -> None:
-    with pytest.raises(InvalidParameterError):
-        MinimaxEstimation(priors)
-
-
-def test_bad_criterion_and_weights() -> None:
-    with pytest.raises(InvalidParameterError, match="criterion"):
-        MinimaxEstimation(PRIORS3, "B")
-    with pytest.raises(InvalidParameterError, match="weights"):
-        MinimaxEstimation(PRIORS3, "D", np.eye(3))
-    with pytest.raises(InvalidParameterError, match="columns"):
-        MinimaxEstimation(PRIORS3, "A", np.eye(2))
 
 
 def test_the_engine_s_answer_is_certified_by_its_own_bound() -> None:
