@@ -138,7 +138,7 @@ def test_vectorised_2x3_measures_agree_with_the_library():
 
 @pytest.mark.parametrize("eps", [0.5, 1.0, 2.0])
 def test_no_random_wldp_mechanism_beats_warner_in_its_worst_completion(eps):
-    # Independent of DesignProblem._solve_walley (which reduces to LDP over the outputs):
+    # Independent of methods.walley.solve_walley (which reduces to LDP over the outputs):
     # 20,000 random 2x3 evidential mechanisms, those with exact WLDP epsilon <= eps kept;
     # their worst completion (the objective of semantics="walley": EstimationVariance
     # evaluated on the completed 2x2 matrix, maximised over the completions) is bounded

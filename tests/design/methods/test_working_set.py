@@ -40,7 +40,7 @@ def _losses(k: int, m: int, seed: int) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize("eps", [0.1, 1.0, 4.0])
 @pytest.mark.parametrize("loss", ["random", "absolute", "wide", "signed"])
 def test_same_optimum_as_the_global_program(k, m, eps, loss):
-    # a second method: the offset-form LP over every entry (strategies.solve_program); the
+    # a second method: the offset-form LP over every entry (methods.program.solve_program); the
     # same value within 1e-7 of the loss range when both are certified optimal, and never
     # worse (on losses spanning 1e-6..1e6 the global program can end 'inaccurate')
     L = _losses(k, m, seed=k + m)[loss]
