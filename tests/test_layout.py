@@ -29,7 +29,7 @@ KNOWN_WITHOUT_MIRROR: dict[str, dict[str, str]] = {
     "testing.fuzz": {"tests/design/test_design_fuzz.py": "run_case"},
     "testing.reference": {"tests/design/test_design_fuzz.py": "reference_lp"},
     "testing.timing": {"tests/test_sampler.py": "BisectionSampler",
-                       "tests/design/test_working_set.py": "FakeClock"},
+                       "tests/design/methods/test_working_set.py": "FakeClock"},
 }
 
 

@@ -36,9 +36,12 @@ itself)."""
 
 
 def is_lp(problem: cp.Problem) -> bool:
-    """A linear objective under linear constraints only."""
+    """A linear objective under linear constraints only: each constraint an (in)equality or
+    sign constraint whose expressions are all affine (``norm(x) <= 1`` is an
+    ``Inequality`` too, but a cone)."""
     return problem.is_dcp() and all(
         type(c).__name__ in ("Inequality", "Equality", "Zero", "NonNeg", "NonPos")
+        and all(arg.is_affine() for arg in c.args)
         for c in problem.constraints) and problem.objective.expr.is_affine()
 
 

@@ -84,8 +84,7 @@ def run_interruptible(target: Callable[[], Any], stop: threading.Event) -> Any:
     Ctrl-C waits for the call to return (seconds to minutes on a large LP). Here the main
     thread only waits, so ``KeyboardInterrupt`` is raised at once; ``stop`` is then set
     (the solvers' interrupt callbacks read it and stop within a fraction of a second), the
-    worker is given
-    :data:`INTERRUPT_GRACE` seconds, and the interrupt is re-raised.
+    worker is given :data:`INTERRUPT_GRACE` seconds, and the interrupt is re-raised.
     """
     done = threading.Event()
     box: dict[str, Any] = {}
@@ -98,8 +97,9 @@ def run_interruptible(target: Callable[[], Any], stop: threading.Event) -> Any:
         finally:
             done.set()
 
-    threading.Thread(target=work, name="mechdesign-solve", daemon=True).start()
-    try:
+    worker = threading.Thread(target=work, name="mechdesign-solve", daemon=True)
+    try:  # the start inside: a Ctrl-C while the worker starts also sets ``stop``
+        worker.start()
         while not done.wait(INTERRUPT_POLL):
             pass
     except KeyboardInterrupt:

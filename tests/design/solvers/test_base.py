@@ -4,7 +4,7 @@ solvers package (``ADAPTERS``, ``solver_adapter``, ``choose_solver``,
 ``mechdesign/design/solvers/__init__.py``).
 
 Pinned: ``is_lp`` tells linear programs from quadratic and second-order-cone objectives
-(an xfail, strict, pins its bug: a linear objective under a cone constraint passes); the
+and from a linear objective under a cone constraint (which once passed as an LP); the
 plain adapter (any cvxpy solver: SCS, OSQP, a name it does not know) is quiet, puts a time
 limit under its own key only when it has one and lets the user's option win, checks no
 option, has no native call, no duals and no fallback, so ``dual_bound`` gives no bound for
@@ -64,14 +64,14 @@ def test_is_lp_tells_linear_from_conic_programs():
     assert not is_lp(cp.Problem(cp.Minimize(cp.norm(x - 1)), [cp.sum(x) == 1]))
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: is_lp reads the constraint types (Inequality) "
-                   "but not their expressions, so a convex constraint such as norm(x) <= 1 "
-                   "passes as linear: the default solver is then HiGHS, which fails before "
-                   "Clarabel rescues it, and the fallback table is the LP's")
 def test_a_linear_objective_under_a_cone_constraint_is_not_an_lp():
+    # norm(x) <= 1 is an Inequality whose left side is not affine: a cone, not an LP row
+    # (is_lp once read only the constraint types, so HiGHS was tried first and failed)
     x = cp.Variable(3, nonneg=True)
     cone = cp.Problem(cp.Minimize(C @ x), [cp.norm(x) <= 1, cp.sum(x) == 1])
     assert not is_lp(cone)
+    assert choose_solver(cone, None) == "CLARABEL"
+    assert is_lp(cp.Problem(cp.Minimize(C @ x), [x <= 1, cp.sum(x) == 1]))
 
 
 def test_the_plain_adapter_settings():
