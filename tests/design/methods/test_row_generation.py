@@ -89,6 +89,11 @@ def test_12x12_grid_takes_the_path_by_default():
     assert res.status.value == "optimal" and res.gap <= 1e-6
     assert res.value == pytest.approx(1.5863384, abs=2e-7)
     assert MetricDP(1.0, D).measure(res.mechanism) <= 1.0 + 1e-9
+    # the rounds and the last round's rows, as numbers and as the note gives them
+    rounds, rows = res.counts["rounds"], res.counts["rows"]
+    assert rounds >= 1 and 0 < rows < 1_841_472
+    assert any(n.startswith(f"row generation: {rounds} rounds, {rows:,} orbit rows")
+               for n in res.notes)
 
 
 def test_path_applies_only_to_exact_matrix_metrics():

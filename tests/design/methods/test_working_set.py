@@ -76,6 +76,12 @@ def test_hamming_loss_gives_randomized_response(k):
     assert res.value == pytest.approx((k - 1) / (math.e + k - 1), rel=1e-9)
     np.testing.assert_allclose(res.mechanism.matrix,
                                md.randomized_response(k, 1.0).matrix, atol=1e-9)
+    # the work, as numbers (res.counts) and as the note says it: rounds and cuts of the
+    # cutting planes; k-RR uses every output, all of them in the working set
+    note = next(n for n in res.notes if n.startswith("working set:"))
+    assert f"after {res.counts['rounds']} rounds" in note
+    assert f"({res.counts['cuts']:,} cuts" in note and res.counts["rounds"] >= 1
+    assert len(res.structure["working_set"]) == k and res.summary()["counts"] == res.counts
 
 
 @pytest.mark.parametrize("k,m", [(6, 6), (12, 20), (40, 40), (60, 45)])
