@@ -38,7 +38,7 @@ A case can show several failures (``flags``); its category is the first in that 
 severity: error, hang, false_infeasible, no_mechanism, float_fail, exact_fail,
 above_target, beaten_optimal. The target is 0 failures.
 
-``--pick-ci`` prints the CI seed set of ``tests/design/test_design_fuzz.py`` (every (notion,
+``--pick-ci`` prints the CI seed set of ``tests/testing/test_fuzz.py`` (every (notion,
 objective) pair and every range, fast seeds first) with the failures among them, as
 ``CI_SEEDS`` and ``KNOWN_FAILING_SEEDS``.
 """

@@ -120,7 +120,7 @@ def warner_figures() -> dict[str, object]:
     --q 0.2 --pi 0.3 --n 100 --seed 1`` (the paper's grids, 1000 surveys per point)."""
     from mechdesign.studies import compare_warner
 
-    c = compare_warner(0.6, 0.2, pi=0.3, n=100, reps=1000, seed=1)
+    c = compare_warner(0.6, 0.2, pi=0.3, n=100, reps=1000, rng=1)
     return md.plotting.make_figures(c)
 
 
