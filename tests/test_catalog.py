@@ -470,6 +470,7 @@ NOMINAL = st.one_of(st.floats(-12, 0).map(lambda e: 10.0 ** e),  # 1e-12 .. 1, l
 """An epsilon as a fraction of eps_max (1 = the maximum), or itself when it is tiny."""
 
 
+@pytest.mark.slow  # 2.5-11 s: left out of the quick and the floors runs
 @settings(max_examples=200, deadline=None)
 @given(catalog_for_exact_check(), NOMINAL, st.booleans())
 def test_every_constructor_is_exactly_at_most_its_nominal_epsilon(case, x, absolute):

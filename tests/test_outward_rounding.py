@@ -810,10 +810,17 @@ def assert_rows(name: str, case: Any, out: list[Row]) -> None:
 KNOWN_UNDER_REPORTS: set[str] = set()
 
 
+SLOW_CHECKS = {"accounting.zcdp_rho"}
+"""Checks of 10 s or more (zCDP's supremum over orders at 50 digits): left out of the quick
+and the floors runs."""
+
+
 @pytest.mark.parametrize("name", [
     pytest.param(n, marks=pytest.mark.xfail(reason="known under-report",
                                             strict=False))
-    if n in KNOWN_UNDER_REPORTS else n for n in sorted(CHECKS)])
+    if n in KNOWN_UNDER_REPORTS else
+    pytest.param(n, marks=pytest.mark.slow) if n in SLOW_CHECKS else n
+    for n in sorted(CHECKS)])
 def test_never_below_the_50_digit_reference(name):
     chk = CHECKS[name]
 

@@ -78,6 +78,7 @@ def test_rr_epsilon_is_the_root_of_the_kov_formula(k, eps, delta):
     assert c.missed[1] > delta >= c.achieved[1]
 
 
+@pytest.mark.slow  # 2.5-11 s: left out of the quick and the floors runs
 @settings(max_examples=25, deadline=None)
 @given(k=st.integers(1, 300), eps=st.floats(0.01, 5.0), log_delta=st.floats(-12, -1))
 def test_rr_epsilon_round_trip(k, eps, log_delta):
@@ -249,6 +250,7 @@ def test_shuffle_one_user_is_binary_rr(eps, delta):
                                     rel=1e-13)
 
 
+@pytest.mark.slow  # 2.5-11 s: left out of the quick and the floors runs
 @settings(max_examples=12, deadline=None)
 @given(log_n=st.floats(1, 6), eps=st.floats(0.05, 2.0), log_delta=st.floats(-10, -3))
 def test_shuffle_epsilon0_round_trip(log_n, eps, log_delta):

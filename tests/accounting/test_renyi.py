@@ -202,7 +202,8 @@ def test_worst_pairs_and_pairs_argument():
 # ============================================================================ zCDP
 
 
-@pytest.mark.parametrize("eps", [1e-3, 0.1, 0.5, 1.0, 3.0, 10.0])
+@pytest.mark.parametrize("eps", [pytest.param(1e-3, marks=pytest.mark.slow),  # 10 s
+                                 0.1, 0.5, 1.0, 3.0, 10.0])
 def test_zcdp_of_binary_rr(eps):
     # Along s = alpha - 1 the ratio D_alpha/alpha starts at KL = eps tanh(eps/2) with slope
     # Var(L)/2 - KL = eps^2 sech^2(eps/2)/2 - eps tanh(eps/2) < 0, and decreases: rho is
@@ -253,6 +254,7 @@ def test_zcdp_interior_maximum_against_mpmath():
     assert z.lower <= float(best) * (1 + 1e-13)
 
 
+@pytest.mark.slow  # 2.5-11 s: left out of the quick and the floors runs
 @settings(max_examples=40, deadline=None)
 @given(mechanisms(rows=(2, 4), cols=(2, 4), zeros=False))
 def test_zcdp_bounds(m):

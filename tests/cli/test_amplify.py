@@ -101,6 +101,7 @@ def test_amplify_shuffle_all_methods(capsys):
     assert "restricted class (erratum)" in text and "note (closed_form)" in text
 
 
+@pytest.mark.slow  # 2.5-11 s: left out of the quick and the floors runs
 def test_amplify_shuffle_from_mechanism(capsys):
     out = run_argv_json(capsys, "amplify", "shuffle", "randomized_response", "k=3", "epsilon=2",
                    "--n", "10000", "--delta", "1e-8", "--json")

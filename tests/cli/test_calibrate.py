@@ -70,6 +70,7 @@ def test_compose_number_of_uses_catalog_and_file(capsys, tmp_path):
     assert "the whole searched range meets the target" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # 2.5-11 s: left out of the quick and the floors runs
 def test_shuffle_both_questions(capsys):
     out = run_json(capsys, "shuffle", "--n", "1e5", "--epsilon", "0.5", "--delta", "1e-6")
     e0 = out["value"]

@@ -193,6 +193,7 @@ def test_missed_expected_value_exits_1(capsys, tmp_path):
     assert "misses [expected]" in err
 
 
+@pytest.mark.slow  # 2.5-11 s: left out of the quick and the floors runs
 def test_subprocess_json_is_clean_and_errors_have_no_traceback(tmp_path):
     """A fresh process: HiGHS's banner (printed from C++ on first use) must not reach
     stdout, and a bad file gives one line, no traceback."""
@@ -278,6 +279,7 @@ def test_no_mechanism_prints_the_status_and_exits_1(capsys, monkeypatch):
     assert rc == 1 and re.search(r"status +infeasible", out) and "mechanism: none" in out
 
 
+@pytest.mark.slow  # 2.5-11 s: left out of the quick and the floors runs
 def test_progress_of_a_column_generation_design(capsys, tmp_path):
     """k = 12, Zipf prior: the column-generation path; --progress prints one line per
     round on stderr (the result on stdout is unchanged), the design is certified optimal

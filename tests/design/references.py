@@ -9,6 +9,7 @@ rational verifier).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -120,9 +121,14 @@ def expected_loss_row(k: int, m: int, n: int, prior: np.ndarray, L: np.ndarray
 
 def a_criterion(Q: np.ndarray, prior: np.ndarray) -> float:
     """trace of the Cramer-Rao bound U (U^T I U)^-1 U^T, from the definition of I."""
-    k = Q.shape[0]
     lam = prior @ Q
     keep = lam > 0
     fisher = (Q[:, keep] / lam[keep]) @ Q[:, keep].T
-    U = np.linalg.svd(np.eye(k) - 1.0 / k)[0][:, : k - 1]  # basis of sum-zero vectors
+    U = _sum_zero_basis(Q.shape[0])
     return float(np.trace(np.linalg.inv(U.T @ fisher @ U)))
+
+
+@functools.cache
+def _sum_zero_basis(k: int) -> np.ndarray:
+    """An orthonormal basis of the sum-zero vectors of length k (k x (k - 1))."""
+    return np.linalg.svd(np.eye(k) - 1.0 / k)[0][:, : k - 1]

@@ -80,6 +80,7 @@ def test_worst_case_loss_on_a_rectangle_and_a_graph():
     assert reduced == pytest.approx(full, rel=1e-7)
 
 
+@pytest.mark.slow  # 2.5-11 s: left out of the quick and the floors runs
 @settings(max_examples=15, deadline=None)
 @given(k=st.integers(3, 9), eps=st.floats(0.1, 3.0),
        w=st.lists(st.floats(0.05, 1.0), min_size=5, max_size=5))

@@ -111,6 +111,7 @@ def test_density_and_matrix_are_the_papers(eps):
     np.testing.assert_allclose(sw.to_matrix(list(VS), edges), want, rtol=1e-10, atol=1e-14)
 
 
+@pytest.mark.slow  # 2.5-11 s: left out of the quick and the floors runs
 @pytest.mark.parametrize("eps", [0.5, 2.0])
 def test_bin_matrix_is_the_matrix_averaged_over_each_input_bin(eps):
     sw = SquareWave(eps)

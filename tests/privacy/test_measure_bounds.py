@@ -296,6 +296,7 @@ def test_dont_know_sheet_values_within_ulps():
     assert_upper_bound(epsilon_wldp(dk), exact_event_epsilon(dk, brute_pl, brute_bel))
 
 
+@pytest.mark.slow  # 2.5-11 s: left out of the quick and the floors runs
 def test_large_non_bayesian_mechanisms_use_widened_float_tables():
     # above EXACT_EVENT_WORK (2 inputs x 2^12 events x 13 focal sets) the pl/bel tables are
     # float sums widened by (2m roundings) gamma: an upper bound, at most (4m + 16) u above
