@@ -810,9 +810,9 @@ def assert_rows(name: str, case: Any, out: list[Row]) -> None:
 KNOWN_UNDER_REPORTS: set[str] = set()
 
 
-SLOW_CHECKS = {"accounting.zcdp_rho"}
-"""Checks of 10 s or more (zCDP's supremum over orders at 50 digits): left out of the quick
-and the floors runs."""
+SLOW_CHECKS = {"accounting.zcdp_rho", "accounting.epsilon_rdp"}
+"""Checks of 2-10 s (zCDP's supremum and the RDP conversion's search over orders at 50
+digits): left out of the quick and the floors runs."""
 
 
 @pytest.mark.parametrize("name", [

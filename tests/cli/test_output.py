@@ -226,6 +226,7 @@ def _cli_racer(argv: list[str], barrier, results) -> None:
     results.put((argv[-1], code, out.getvalue(), err.getvalue()))
 
 
+@pytest.mark.slow  # 2-3 s: left out of the quick and the floors runs
 def test_two_cli_runs_with_one_out_one_fails_and_names_the_kept_file(tmp_path):
     values = tmp_path / "values.txt"
     values.write_text("\n".join(str(i % 20) for i in range(500)) + "\n")
