@@ -308,6 +308,7 @@ def catalog_at_large_epsilon(draw):
             lambda m: epsilon_metric(m, line_distance(n)))
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 @settings(max_examples=300, deadline=None)
 @given(catalog_at_large_epsilon(), FRACTIONS)
 def test_measured_epsilon_is_nominal_up_to_the_documented_maximum(case, frac):

@@ -232,6 +232,7 @@ def test_bad_input_raises_typed_errors(call, match):
         call()
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 @settings(max_examples=40, deadline=None)
 @given(m=mechanisms(), k=st.integers(1, 12), frac=st.floats(0.0, 1.0),
        h=st.sampled_from([1e-2, 3e-3, 1e-3]))

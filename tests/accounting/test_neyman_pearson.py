@@ -97,6 +97,7 @@ def test_randomized_response_worked_example():
     assert isinstance(t, NPTest) and len(repr(t)) <= 200 and "<table" in t._repr_html_()
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 @settings(max_examples=150, deadline=None)
 @given(rational_pairs())
 def test_np_test_is_exact_and_most_powerful(case):

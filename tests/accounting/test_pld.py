@@ -313,6 +313,7 @@ def test_tradeoff_curve_is_convex_and_below_one_minus_alpha(PQ, k):
     assert (f(GRID) <= 1.0 - GRID + 1e-12).all()
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 def test_the_engine_does_not_import_scipy_stats():
     code = ("import sys, mechdesign.accounting.pld, mechdesign.accounting.composition, "
             "mechdesign.accounting.tradeoff, mechdesign.accounting.bounds, "

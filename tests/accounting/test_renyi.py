@@ -150,6 +150,7 @@ def test_monotone_in_alpha(M, alphas):
     assert np.all(np.isinf(d[np.argmax(np.isinf(d)):])) or not np.isinf(d).any()
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 @settings(max_examples=60, deadline=None)
 @given(mechanisms(rows=(2, 4), cols=(2, 4)), stochastic_matrices(rows=(4, 4), cols=(1, 4)),
        st.sampled_from([0.5, 1.0, 2.0, 10.0, math.inf]))
@@ -399,6 +400,7 @@ def test_bad_mechanisms():
         renyi_epsilon([[1.5, -0.5], [0.5, 0.5]], 2.0)
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 def test_zcdp_on_nearly_equal_rows_answers_with_a_valid_bracket(monkeypatch):
     # rows one ulp apart: the divergences (about 1e-32) are smaller than their rounding
     # bounds, splitting orders cannot narrow the bracket, and the default 200 rounds (about

@@ -126,6 +126,7 @@ def self_product(masses: np.ndarray) -> np.ndarray:
     return np.einsum("nxi,nxj->nxij", masses, masses).reshape(masses.shape[0], 2, -1)
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 @pytest.mark.parametrize(("m", "N", "floor"), [(2, 8, 0), (3, 3, 0), (3, 5, 1)])
 def test_wldp_of_q_times_q_is_exactly_twice(m, N, floor):
     """Every mechanism of the grid: r_W(Q x Q) = r_W(Q)^2 (so eps_W(Q x Q) = 2 eps_W(Q)),
@@ -223,6 +224,7 @@ def test_dont_know_worked_example_and_k_fold():
         md.epsilon_wldp(compose_evidential([dk, dk])), rel=1e-15)
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 @settings(max_examples=60, deadline=None)
 @given(a=evidential_mechanisms(rows=(2, 2), outputs=(2, 3)),
        b=evidential_mechanisms(rows=(2, 2), outputs=(2, 3)))

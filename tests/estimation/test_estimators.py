@@ -146,6 +146,7 @@ def _loglik(pi, counts, Q):
         return float(np.where(counts > 0, counts * np.log(lam), 0.0).sum())
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 @settings(max_examples=60, deadline=None)
 @given(Q=stochastic_matrices(rows=(2, 4), cols=(2, 5), tiny=False), data=st.data())
 def test_mle_beats_every_other_distribution(Q, data):

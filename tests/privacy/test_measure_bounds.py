@@ -123,6 +123,7 @@ def entry_pairs(draw) -> tuple[float, float]:
     return hi, lo
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 @settings(max_examples=400, deadline=None)
 @given(entry_pairs())
 @example((1e-300 * (1 + 1e-10), 1e-300))
@@ -171,6 +172,7 @@ def two_by_two(hi: float, lo: float) -> np.ndarray | None:
     return np.array([[a, 1 - a], [b, 1 - b]])
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 @settings(max_examples=300, deadline=None)
 @given(entry_pairs())
 @example((1e-300 * (1 + 1e-10), 1e-300))
@@ -223,6 +225,7 @@ def test_epsilon_deletion_of_randomized_response(k, eps):
     assert_upper_bound(epsilon_deletion(m).epsilon, exact_deletion(m.matrix))
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 @settings(max_examples=150, deadline=None)
 @given(mechanisms())
 def test_epsilon_deletion_and_ldp_of_random_mechanisms(m):

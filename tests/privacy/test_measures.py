@@ -361,6 +361,7 @@ def test_delta_ldp_brute_force(m, eps):
 distances = st.one_of(st.floats(0.1, 3.0), st.just(math.inf), st.just(0.0), st.just(1.0))
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 @settings(max_examples=100, deadline=None)
 @given(mechanisms(), st.data())
 def test_epsilon_metric_brute_force_matrix(m, data):
@@ -464,6 +465,7 @@ def test_post_processing_never_raises_ldp(m, data, eps):
     assert delta_ldp(post, eps) <= delta_ldp(m, eps) + 1e-12
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 @settings(max_examples=100, deadline=None)
 @given(mechanisms(), st.data())
 def test_post_processing_never_raises_deletion_epsilon(m, data):

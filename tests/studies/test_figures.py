@@ -38,6 +38,7 @@ def test_figures_refuse_points_from_mixed_grids():
         figure_3(two_c, 0.3)
 
 
+@pytest.mark.slow  # 1.5-2.5 s, no solver path: left out of the quick and floors runs
 def test_figure_5_at_p_below_half_flags_the_degenerate_readings():
     # nu^W = inf at p <= 1/2: the axis stops at finite values and the labels say so
     pytest.importorskip("matplotlib")
