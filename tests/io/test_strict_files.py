@@ -33,21 +33,7 @@ from mechdesign.io.matrices import (
 )
 from mechdesign.io.problems import load_problem, loads_problem
 from mechdesign.io.survey import load_randomizer
-
-BOM = b"\xef\xbb\xbf"
-
-
-def write(tmp_path, name: str, data: str | bytes):
-    path = tmp_path / name
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    path.write_bytes(data)
-    return path
-
-
-def message(exc_info) -> str:
-    return str(exc_info.value)
-
+from tests.io.files import BOM, message, write
 
 # ------------------------------------------------------------ 1. byte-order mark, header
 

@@ -37,21 +37,7 @@ from mechdesign.oracles import (
     UnaryEncoding,
     oracle,
 )
-
-BOM = b"\xef\xbb\xbf"
-
-
-def write(tmp_path, name: str, data: str | bytes):
-    path = tmp_path / name
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    path.write_bytes(data)
-    return path
-
-
-def message(exc_info) -> str:
-    return str(exc_info.value)
-
+from tests.io.files import BOM, message, write
 
 # ------------------------------------------------------------ round trips and layout
 ORACLES = [RandomizedResponse(7, 1.0), UnaryEncoding(12, 1.0),
