@@ -23,7 +23,7 @@ import mechdesign as md
 from mechdesign.design import DesignProblem, EstimationVariance, MinimaxEstimation, Status
 from mechdesign.design.engines.minimax_staircase import MAX_MINIMAX_K, solve_minimax_estimation
 from mechdesign.errors import SizeLimitError
-from tests.design.references import a_criterion
+from tests.design.references import _sum_zero_basis, a_criterion
 
 PRIORS3 = np.array([[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]])
 
@@ -113,9 +113,13 @@ def _slsqp_minimax(priors: np.ndarray, eps: float, n: int, seed: int) -> float:
     A = np.vstack(ratio)
     cons = [{"type": "eq", "fun": lambda z: rows @ z - 1, "jac": lambda z: rows},
             {"type": "ineq", "fun": lambda z: A @ z, "jac": lambda z: A}]
+    # the criterion constraints t - A_j(Q) >= 0 with their analytical Jacobians (finite
+    # differences over every entry were most of this test's time)
     for p in priors:
         cons.append({"type": "ineq",
-                     "fun": lambda z, p=p: z[-1] - a_criterion(z[:-1].reshape(k, n), p)})
+                     "fun": lambda z, p=p: z[-1] - a_criterion(z[:-1].reshape(k, n), p),
+                     "jac": lambda z, p=p: np.append(
+                         -_a_criterion_gradient(z[:-1].reshape(k, n), p).ravel(), 1.0)})
     z0 = np.append(Q0.ravel(), 1.01 * max(a_criterion(Q0, p) for p in priors))
     out = minimize(lambda z: z[-1], z0, method="SLSQP", constraints=cons,
                    bounds=[(1e-9, 1)] * (k * n) + [(0, None)],
@@ -127,6 +131,23 @@ def _slsqp_minimax(priors: np.ndarray, eps: float, n: int, seed: int) -> float:
     # eps-LDP mechanism to compare with
     Q = _into_ldp(Q, eps)
     return max(a_criterion(Q, p) for p in priors)
+
+
+def _a_criterion_gradient(Q: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """The gradient in Q of ``a_criterion(Q, prior) = tr(S^-1)``, ``S = U^T I U``,
+    ``I = Q diag(1/lam) Q^T``, ``lam = prior @ Q`` (over the outputs with lam > 0):
+    ``dA = -tr(B dI)`` with ``B = U S^-2 U^T``, and ``dI/dQ[a, y]`` gives
+    ``dA/dQ[a, y] = -(2 (B Q)[a, y] / lam_y - prior_a (Q^T B Q)[y, y] / lam_y^2)``."""
+    lam = prior @ Q
+    keep = lam > 0
+    Qk, lk = Q[:, keep], lam[keep]
+    U = _sum_zero_basis(Q.shape[0])
+    Sinv = np.linalg.inv(U.T @ ((Qk / lk) @ Qk.T) @ U)
+    B = U @ Sinv @ Sinv @ U.T
+    BQ = B @ Qk
+    grad = np.zeros_like(Q)
+    grad[:, keep] = -(2 * BQ / lk - np.outer(prior, np.einsum("xy,xy->y", Qk, BQ)) / lk ** 2)
+    return grad
 
 
 def _into_ldp(Q: np.ndarray, eps: float) -> np.ndarray:
