@@ -6,6 +6,15 @@ seeds, more examples). A failure found there is pinned with ``@example`` next to
 
 import os
 
+# One BLAS thread per process, set before numpy loads OpenBLAS (nothing imports numpy before
+# this file; the pytest-xdist workers, started after it is read, inherit the variable, as do
+# the CLI and example subprocesses). The suite already runs a worker per core, and two BLAS
+# threads per worker competing for busy cores made the column-generation master's small
+# dense products and solves 10-30x slower (docs/guide/design.md says the same for users):
+# a k = 13 estimation design took 33-47 s instead of 1.5 s. A variable set by the caller
+# is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import pytest
 from hypothesis import settings
 
