@@ -18,6 +18,7 @@ and (eps, 1)-DP always holds).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterable, Sequence
@@ -549,14 +550,9 @@ def renyi_divergence(P: Any, Q: Any, alpha: float) -> Any:
     ``a >= 1/2``, the second below (each free of the cancellation the other has), and
     ``K = log1p`` of it; ``KL = sum w L``; ``D_0 = -log1p(-r_out)``. At :data:`RENYI_DPS`
     digits, rounded to 50; identical rows give exactly 0."""
+    sup, r_out = _renyi_terms(tuple(float(v) for v in P), tuple(float(v) for v in Q))
     with MP.workdps(RENYI_DPS):
         a = F(alpha)
-        Pr, Qr = [F(v) for v in P], [F(v) for v in Q]
-        sP, sQ = MP.fsum(Pr), MP.fsum(Qr)
-        shift = MP.log(sQ / sP) if sQ != sP else ZERO
-        sup = [(p / sP, q / sQ, None if q == 0 else MP.log(p / q) + shift)
-               for p, q in zip(Pr, Qr, strict=True) if p > 0]
-        r_out = MP.fsum(q for p, q in zip(Pr, Qr, strict=True) if p == 0) / sQ
         if a == 0:
             out = INF if r_out >= 1 else -MP.log1p(-r_out)
         elif a >= 1 and any(L is None for _, _, L in sup):
@@ -574,6 +570,22 @@ def renyi_divergence(P: Any, Q: Any, alpha: float) -> Any:
                     - r_out
             out = INF if inner <= -1 else MP.log1p(inner) / (a - 1)
     return +out
+
+
+@functools.lru_cache(maxsize=4096)
+def _renyi_terms(P: tuple[float, ...], Q: tuple[float, ...]) -> tuple[tuple, Any]:
+    """The order-free part of :func:`renyi_divergence` for the stored rows ``P``, ``Q``, at
+    :data:`RENYI_DPS` digits: ``(w, r, L)`` over the support of P (``L`` None where
+    ``Q = 0``) and ``r_out``. Cached: :func:`zcdp_rho_lower` evaluates each pair at 161
+    orders (the same values as computing them at each order: mpf values are exact)."""
+    with MP.workdps(RENYI_DPS):
+        Pr, Qr = [F(v) for v in P], [F(v) for v in Q]
+        sP, sQ = MP.fsum(Pr), MP.fsum(Qr)
+        shift = MP.log(sQ / sP) if sQ != sP else ZERO
+        sup = tuple((p / sP, q / sQ, None if q == 0 else MP.log(p / q) + shift)
+                    for p, q in zip(Pr, Qr, strict=True) if p > 0)
+        r_out = MP.fsum(q for p, q in zip(Pr, Qr, strict=True) if p == 0) / sQ
+    return sup, r_out
 
 
 def renyi_epsilon(Q: Any, alpha: float, pairs: Iterable | None = None) -> Any:
