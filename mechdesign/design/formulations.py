@@ -12,6 +12,7 @@ belief functions) are in ``docs/formulations.md``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ import numpy as np
 from scipy import sparse
 
 from .._subsets import meets_indicator, subset_indicator
+from ..accounting.notions import Composed, RenyiLDP, pure_budget
 from ..errors import InvalidParameterError
 from ..neighbors import ordered_pairs
 from ..privacy.notions import (
@@ -445,6 +447,70 @@ def formulate_wldp(notion: WLDP, ctx: BuildContext, plan: Any = None) -> Formula
     return coef.done(M, [M @ sub >= T, lf * (M @ meets) <= rf * T])
 
 
+# ---------------------------------------------------------------------- Rényi LDP
+def renyi_pairs(notion: RenyiLDP, ctx: BuildContext) -> tuple[np.ndarray, np.ndarray]:
+    """The ordered pairs ``(a, b)`` the notion constrains (every ordered pair by default)."""
+    idx = notion.index_pairs(ctx.inputs)
+    if idx is None:
+        a, b = np.nonzero(~np.eye(ctx.k, dtype=bool))
+        return a, b
+    return idx[:, 0], idx[:, 1]
+
+
+def _renyi_nonzeros(notion: RenyiLDP, ctx: BuildContext,
+                    plan: tuple[np.ndarray, np.ndarray]) -> int:
+    return 4 * len(plan[0]) * ctx.n  # per (pair, output): one 3-D cone and a sum entry
+
+
+@formulation(RenyiLDP, _renyi_nonzeros, renyi_pairs)
+def formulate_renyi(notion: RenyiLDP, ctx: BuildContext,
+                    plan: tuple[np.ndarray, np.ndarray]) -> Formulation:
+    r"""Rényi LDP with power cones (``alpha > 1``) or relative entropy (``alpha = 1``).
+
+    For ``alpha > 1`` and each constrained ordered pair ``(x, x')`` and output ``y``, an
+    auxiliary ``T >= 0`` with ``T^(1/alpha) Q[x', y]^(1 - 1/alpha) >= c Q[x, y]``,
+    ``c = e^{-(1 - 1/alpha) eps}`` (a 3-D power cone: ``T >= e^{-(alpha - 1) eps}
+    Q[x, y]^alpha Q[x', y]^(1 - alpha)``, the perspective of ``t^alpha``, jointly convex),
+    and ``sum_y T <= 1``: exactly ``sum_y Q[x, y]^alpha Q[x', y]^(1 - alpha) <=
+    e^{(alpha - 1) eps}``, scaled so that no coefficient exceeds 1 whatever
+    ``(alpha - 1) eps``. For ``alpha = 1``: ``sum_y rel_entr(Q[x, y], Q[x', y]) <= eps``
+    (exponential cones). ``docs/formulations.md``.
+    """
+    a, b = plan
+    k, n = ctx.k, ctx.n
+    coef = Coefficients(notion.epsilon, ctx.parametric)
+    Q = cp.Variable((k, n), nonneg=True, name="Q")
+    measured = {"n_pairs": len(a) // 2} if notion.pairs is not None or notion.graph is not None \
+        else {}
+    if notion.alpha == 1.0:
+        bound = coef(lambda e: e)
+        return coef.done(Q, [cp.sum(cp.rel_entr(Q[a, :], Q[b, :]), axis=1) <= bound],
+                         **measured)
+    inv = 1.0 / notion.alpha
+    scale = coef(lambda e: math.exp(-(1.0 - inv) * e))
+    T = cp.Variable((len(a), n), nonneg=True, name="renyi_terms")
+    cone = cp.constraints.PowCone3D(cp.vec(T, order="C"), cp.vec(Q[b, :], order="C"),
+                                    scale * cp.vec(Q[a, :], order="C"), inv)
+    return coef.done(Q, [cone, cp.sum(T, axis=1) <= 1.0], **measured)
+
+# ---------------------------------------------------------------------- a Composed target
+def _composed_budget(notion: Composed, ctx: BuildContext) -> float:
+    if ctx.parametric:
+        raise InvalidParameterError(
+            "a Composed target has no parametric build (its epsilon is the central one); "
+            "sweep the central epsilon with one design per point")
+    return pure_budget(notion.uses, notion.epsilon, notion.delta)
+
+
+@formulation(Composed, lambda notion, ctx, plan: 4 * ctx.k * ctx.n, _composed_budget)
+def formulate_composed(notion: Composed, ctx: BuildContext, plan: float) -> Formulation:
+    """The convex program of a Composed target, for a custom program built on top of it
+    (``to_cvxpy``): pure LDP at the eps0 at which every eps0-LDP randomizer composes within
+    the target (:func:`~mechdesign.accounting.notions.pure_budget`), a safe inner
+    approximation. The design itself (:mod:`~mechdesign.design.methods.composed`) searches
+    further routes and measures each."""
+    return formulate_ldp(LDP(plan), ctx)
+
 def describe_build(notion: Notion, form: Formulation, symmetry: Symmetry | None
                    ) -> tuple[str, ...]:
     """Notes on what a build constrained (pairs, spanner dilation, symmetry rows)."""
@@ -453,9 +519,9 @@ def describe_build(notion: Notion, form: Formulation, symmetry: Symmetry | None
         notes.append(f"metric privacy on a greedy {notion.spanner}-spanner: "  # type: ignore
                      f"{form.n_pairs} pairs, measured dilation {form.dilation:.6g} "
                      "(epsilon divided by it)")
-    elif form.n_pairs is not None and isinstance(notion, ApproxLDP):
-        notes.append(f"approximate LDP on {form.n_pairs} neighbouring pairs (both orders "
-                     "constrained)")
+    elif form.n_pairs is not None and isinstance(notion, ApproxLDP | RenyiLDP):
+        notes.append(f"{'approximate' if isinstance(notion, ApproxLDP) else 'Rényi'} LDP on "
+                     f"{form.n_pairs} neighbouring pairs (both orders constrained)")
     elif form.n_pairs is not None:
         notes.append(f"metric privacy: {form.n_pairs} constrained pairs")
     if symmetry is not None:
@@ -463,6 +529,22 @@ def describe_build(notion: Notion, form: Formulation, symmetry: Symmetry | None
     return tuple(notes)
 
 
-__all__ = ["MAX_LOG_RATIO", "BuildContext", "Coefficients", "Formulation", "capped_exp",
-           "describe_build", "estimated_nonzeros", "event_matrices", "formulate",
-           "formulation", "offset_form", "orbit_ratio_rows", "outer_ones", "split_exp"]
+__all__ = [
+    "MAX_LOG_RATIO",
+    "BuildContext",
+    "Coefficients",
+    "Formulation",
+    "capped_exp",
+    "describe_build",
+    "estimated_nonzeros",
+    "event_matrices",
+    "formulate",
+    "formulate_composed",
+    "formulate_renyi",
+    "formulation",
+    "offset_form",
+    "orbit_ratio_rows",
+    "outer_ones",
+    "renyi_pairs",
+    "split_exp",
+]

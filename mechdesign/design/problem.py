@@ -451,6 +451,15 @@ class DesignProblem:
         return DesignProblem(privacy, self.objective, inputs=self.inputs,
                              outputs=self.outputs, constraints=self.constraints)
 
+    def per_use(self, privacy: Notion) -> DesignProblem:
+        """The same problem under a per-use notion of another kind (the inner problems of a
+        ``Composed`` target): objective, labels, user constraints and whether the outputs
+        were given are kept."""
+        twin = copy.copy(self)
+        twin.privacy = privacy
+        twin._check_boundary_prior()
+        return twin
+
     def build_mechanism(self, C: np.ndarray, outputs: Sequence | None = None
                         ) -> Mechanism | EvidentialMechanism:
         """The mechanism of matrix ``C`` with this problem's labels (``outputs`` overrides

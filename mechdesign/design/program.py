@@ -94,9 +94,18 @@ class FeasibleSet:
         units, the sensitivity ``d value / d rhs`` of each constraint."""
         out = {}
         for name, cons in self.groups.items():
-            vals = [None if c.dual_value is None else scale * c.dual_value for c in cons]
+            vals = [_scaled(c.dual_value, scale) for c in cons]
             out[name] = vals[0] if len(vals) == 1 else vals
         return out
+
+
+def _scaled(dual: Any, scale: float) -> Any:
+    """A constraint's dual times ``scale``: None, an array, or (a cone's) list of arrays."""
+    if dual is None:
+        return None
+    if isinstance(dual, list | tuple):
+        return [scale * d for d in dual]
+    return scale * dual
 
 
 @dataclass(frozen=True)

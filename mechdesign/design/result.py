@@ -63,6 +63,7 @@ class Method(enum.StrEnum):
     (:attr:`DesignResult.method`; the string values are what JSON carries)."""
 
     WALLEY = "walley"
+    COMPOSED = "composed"
     CLOSED_FORM_KRR = "closed_form_krr"
     WORKING_SET = "working_set"
     MINIMAX_STAIRCASE = "minimax_staircase"

@@ -62,6 +62,9 @@ class ProblemSpec(Protocol):
     def over_outputs(self, privacy: Notion) -> ProblemSpec:
         ...
 
+    def per_use(self, privacy: Notion) -> ProblemSpec:
+        ...
+
     def solve(self, solver: str | None = None, *, time_limit: float | None = None,
               **options: Any) -> DesignResult:
         ...

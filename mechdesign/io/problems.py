@@ -115,6 +115,7 @@ import numpy as np
 
 from .. import losses
 from .._html import clip, kv_table, number, short_repr, value_view, wrap
+from ..accounting import notions as _accounting_notions  # noqa: F401  (registers renyi_ldp, composed)
 from ..design.objectives import (
     CustomObjective,
     EstimationVariance,
@@ -189,7 +190,8 @@ def notion_keys() -> dict[str, tuple[str, ...]]:
 NOTION_KEYS: dict[str, tuple[str, ...]] = notion_keys()
 """:func:`notion_keys` of the notions built in (at import)."""
 
-READABLE_PARAMETERS = ("epsilon", "delta", "spanner", "distance", "graph", "pairs", "kind")
+READABLE_PARAMETERS = ("epsilon", "delta", "spanner", "distance", "graph", "pairs", "kind",
+                       "alpha", "uses")
 """The notion parameters a ``[privacy]`` table can give (:func:`_notion` reads each)."""
 register_readable(*READABLE_PARAMETERS)
 
@@ -914,6 +916,7 @@ def _objective(rd: _Reader, kind: str, obj: dict, k: int | None, n_outputs: int 
 NOTION_PARAMETERS: dict[str, dict[str, Any]] = {
     "delta": {"minimum": 0.0, "maximum": 1.0},
     "spanner": {"minimum": 1.0},
+    "alpha": {"minimum": 1.0},
 }
 """How ``[privacy]`` numbers other than epsilon are read (``rd.real`` bounds)."""
 
@@ -932,9 +935,11 @@ def _notion(rd: _Reader, name: str, priv: dict, distance: Any, dist_desc: str,
         elif key == "kind":
             if key in priv:
                 params[key] = rd.string(priv, "privacy", key, ("mass", "pl", "bel"))
+        elif key == "uses" and key in priv:
+            params[key] = rd.integer(priv, "privacy", key, 1)
         elif key in NOTION_PARAMETERS and key in priv:
             params[key] = rd.real(priv, "privacy", key, **NOTION_PARAMETERS[key])
-    if name == "approx_ldp" and "delta" not in params:
+    if name in ("approx_ldp", "composed") and "delta" not in params:
         params["delta"] = rd.real(priv, "privacy", "delta", **NOTION_PARAMETERS["delta"])
     notion = rd.call(f"[privacy] notion = {name!r}", lambda: Notion.from_name(name, **params))
     desc = notion.describe()

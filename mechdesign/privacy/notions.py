@@ -54,6 +54,7 @@ __all__ = [
     "FACETS",
     "LDP",
     "NAMES",
+    "PROVIDERS",
     "REGISTRY",
     "SLDP",
     "VARIANTS",
@@ -62,6 +63,7 @@ __all__ = [
     "DeletionLDP",
     "MetricDP",
     "Notion",
+    "Related",
     "as_ordinary",
     "missing_facets",
     "notion_facet",
@@ -184,6 +186,10 @@ class Notion:
         key = name.strip().lower().replace("-", "_")
         if key.startswith("sldp_") and "kind" not in parameters:
             key, parameters = "sldp", {**parameters, "kind": key[len("sldp_"):]}
+        if key not in REGISTRY and key in PROVIDERS:
+            import importlib
+
+            importlib.import_module(PROVIDERS[key])
         if key not in REGISTRY:
             raise InvalidParameterError(
                 f"unknown notion {name!r}; expected one of {', '.join(NAMES)}")
@@ -262,6 +268,63 @@ class Notion:
         return repr(self)
 
 
+class Related:
+    """The neighbour relation of a notion constrained on pairs of inputs (``pairs`` or
+    ``graph``, both None for every pair): validation, the measures' keyword arguments, the
+    row-index pairs and the text of reports. Shared by :class:`ApproxLDP` and the notions
+    registered by other layers (Rényi LDP)."""
+
+    pairs: tuple | None
+    graph: Any
+
+    def check_relation(self) -> None:
+        """Refuse both ``pairs`` and ``graph``; normalise ``pairs``; check ``graph``."""
+        if self.pairs is not None and self.graph is not None:
+            raise InvalidParameterError("give the neighbour relation as pairs or as a graph, "
+                                        "not both")
+        if self.pairs is not None:
+            object.__setattr__(self, "pairs", check_pairs(self.pairs))
+        if self.graph is not None:
+            check_graph(self.graph)
+
+    @property
+    def relation(self) -> dict[str, Any]:
+        """The neighbour relation as keyword arguments of the measures and of
+        :func:`~mechdesign.privacy.verify.verify_exact` (empty for every pair)."""
+        if self.pairs is not None:
+            return {"pairs": self.pairs}
+        return {} if self.graph is None else {"graph": self.graph}
+
+    def neighbours(self, inputs: Sequence) -> tuple[np.ndarray, np.ndarray] | None:
+        """The neighbouring pairs as row indices ``(u, v)``, ``u < v`` (None: every pair);
+        see :func:`~mechdesign.neighbors.neighbour_pairs`."""
+        return neighbour_pairs(inputs, self.pairs, self.graph)
+
+    def connects(self, inputs: Sequence) -> bool:
+        """True when the relation links every two inputs by a path (every pair: True)."""
+        relation = self.neighbours(inputs)
+        return relation is None or bool(np.isfinite(hop_distances(len(inputs),
+                                                                  *relation)).all())
+
+    def relation_repr(self) -> str:
+        """``", pairs=..."`` or ``", graph=<...>"`` for a repr ("" for every pair)."""
+        if self.pairs is not None:
+            return f", pairs={self.pairs!r}"
+        if self.graph is not None:
+            return (f", graph=<{type(self.graph).__name__} with "
+                    f"{self.graph.number_of_nodes()} nodes and "
+                    f"{self.graph.number_of_edges()} edges>")
+        return ""
+
+    def relation_text(self) -> str:
+        """``", on N neighbouring pairs"`` or the graph's edges, for :meth:`describe`."""
+        if self.pairs is not None:
+            return f", on {len(self.pairs)} neighbouring pairs"
+        if self.graph is not None:
+            return f", on the {self.graph.number_of_edges()} edges of a graph"
+        return ""
+
+
 @register
 @dataclass(frozen=True)
 class LDP(Notion):
@@ -292,7 +355,7 @@ class LDP(Notion):
 
 @register
 @dataclass(frozen=True)
-class ApproxLDP(Notion):
+class ApproxLDP(Related, Notion):
     r"""(eps, delta)-LDP: ``sum_y max(0, Q[x, y] - e^eps Q[x', y]) <= delta`` for x != x',
     or only for the neighbouring inputs ``x ~ x'`` of a relation (both orders; Huang &
     Canonne, Def. 2.1).
@@ -318,26 +381,7 @@ class ApproxLDP(Notion):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.pairs is not None and self.graph is not None:
-            raise InvalidParameterError("give the neighbour relation as pairs or as a graph, "
-                                        "not both")
-        if self.pairs is not None:
-            object.__setattr__(self, "pairs", check_pairs(self.pairs))
-        if self.graph is not None:
-            check_graph(self.graph)
-
-    @property
-    def relation(self) -> dict[str, Any]:
-        """The neighbour relation as keyword arguments of the measures and of
-        :func:`~mechdesign.privacy.verify.verify_exact` (empty for every pair)."""
-        if self.pairs is not None:
-            return {"pairs": self.pairs}
-        return {} if self.graph is None else {"graph": self.graph}
-
-    def neighbours(self, inputs: Sequence) -> tuple[np.ndarray, np.ndarray] | None:
-        """The neighbouring pairs as row indices ``(u, v)``, ``u < v`` (None: every pair);
-        see :func:`~mechdesign.neighbors.neighbour_pairs`."""
-        return neighbour_pairs(inputs, self.pairs, self.graph)
+        self.check_relation()
 
     @property
     def target(self) -> float:
@@ -348,11 +392,7 @@ class ApproxLDP(Notion):
         return self.delta > 0
 
     def ties_columns(self, inputs: tuple) -> bool:
-        if self.delta > 0.0:
-            return False
-        relation = self.neighbours(inputs)
-        return relation is None or bool(np.isfinite(hop_distances(len(inputs),
-                                                                  *relation)).all())
+        return self.delta == 0.0 and self.connects(inputs)
 
     def measure(self, mechanism: Any) -> float:
         if self.delta == 0.0:
@@ -374,22 +414,11 @@ class ApproxLDP(Notion):
                                                      np.inf))
 
     def __repr__(self) -> str:
-        out = f"ApproxLDP(epsilon={self.epsilon!r}, delta={self.delta!r}"
-        if self.pairs is not None:
-            out += f", pairs={self.pairs!r}"
-        if self.graph is not None:
-            out += (f", graph=<{type(self.graph).__name__} with "
-                    f"{self.graph.number_of_nodes()} nodes and "
-                    f"{self.graph.number_of_edges()} edges>")
-        return out + ")"
+        return f"ApproxLDP(epsilon={self.epsilon!r}, delta={self.delta!r}{self.relation_repr()})"
 
     def describe(self) -> str:
-        out = f"approximate LDP, epsilon = {self.epsilon:g}, delta = {self.delta:g}"
-        if self.pairs is not None:
-            return out + f", on {len(self.pairs)} neighbouring pairs"
-        if self.graph is not None:
-            return out + f", on the {self.graph.number_of_edges()} edges of a graph"
-        return out
+        return (f"approximate LDP, epsilon = {self.epsilon:g}, delta = {self.delta:g}"
+                + self.relation_text())
 
 
 @register
@@ -593,11 +622,20 @@ class WLDP(Notion):
         return f"WLDP, epsilon = {self.epsilon:g}"
 
 
-NAMES: tuple[str, ...] = tuple(REGISTRY)
+PROVIDERS: dict[str, str] = {
+    "renyi_ldp": "mechdesign.accounting.notions",
+    "composed": "mechdesign.accounting.notions",
+}
+"""Notions whose measure belongs to a layer above this one (the accounting layer's exact
+Rényi divergences and composition), by name, with the module that defines and registers
+them: :meth:`Notion.from_name` imports it on first use (the way a plug-in is found), so
+this module imports nothing from above."""
+
+NAMES: tuple[str, ...] = (*REGISTRY, *PROVIDERS)
 """The notion names :meth:`Notion.from_name` accepts (plus ``sldp_mass/pl/bel``)."""
 
 VARIANTS: tuple[str, ...] = ("ldp", "approx_ldp", "deletion_ldp", "metric", "sldp_mass",
-                             "sldp_pl", "sldp_bel", "wldp")
+                             "sldp_pl", "sldp_bel", "wldp", *PROVIDERS)
 """Every :attr:`Notion.variant`: the names :func:`~mechdesign.privacy.verify.verify_exact`
 reports."""
 

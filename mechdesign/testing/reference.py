@@ -447,6 +447,35 @@ def _deletion_measure(notion: DeletionLDP, mech: Any) -> float:
     return measures.delta_deletion(mech, notion.epsilon)
 
 
+def _renyi_rows(lp: _LP, problem: DesignProblem, notion: Any, eps: float,
+                delta: float) -> None:
+    """Rényi LDP has no LP rows; the witness is inside it: an eps-LDP matrix has
+    ``D_alpha <= D_inf <= eps`` at every order (on every pair), so LDP's ratio rows at the
+    same epsilon give a feasible point (a witness, never a bound)."""
+    _ldp_rows(lp, problem, notion, eps, delta)
+
+
+def _composed_rows(lp: _LP, problem: DesignProblem, notion: Any, eps: float,
+                   delta: float) -> None:
+    """The Composed target's witness: LDP's ratio rows at the eps0 at which every
+    eps0-LDP matrix composes within the target (binary RR's exact composition,
+    ``pure_budget``)."""
+    from ..accounting.notions import pure_budget
+
+    _ldp_rows(lp, problem, notion, pure_budget(notion.uses, eps, delta), delta)
+
+
+def _register_accounting_notions() -> None:
+    from ..accounting.notions import Composed, RenyiLDP
+
+    register_facet(RenyiLDP, "fuzz_reference", FuzzReference(
+        _renyi_rows, lambda notion, mech: notion.measure(mech)))
+    register_facet(Composed, "fuzz_reference", FuzzReference(
+        _composed_rows, lambda notion, mech: notion.measure(mech)))
+
+
+_register_accounting_notions()
+
 for _cls, _ref in (
         (LDP, FuzzReference(_ldp_rows, lambda notion, mech: measures.epsilon_ldp(mech))),
         (ApproxLDP, FuzzReference(_approx_ldp_rows, _approx_ldp_measure)),

@@ -40,7 +40,8 @@ def test_every_built_in_notion_has_every_facet():
                            "fuzz_reference"}
     lacking = {name: missing_facets(cls) for name, cls in REGISTRY.items()}
     assert lacking == {name: () for name in REGISTRY}
-    assert set(REGISTRY) == {"ldp", "approx_ldp", "deletion_ldp", "metric", "sldp", "wldp"}
+    assert set(REGISTRY) == {"ldp", "approx_ldp", "deletion_ldp", "metric", "sldp", "wldp",
+                             "renyi_ldp", "composed"}
 
 
 @dataclass(frozen=True)
