@@ -635,9 +635,10 @@ NAMES: tuple[str, ...] = (*REGISTRY, *PROVIDERS)
 """The notion names :meth:`Notion.from_name` accepts (plus ``sldp_mass/pl/bel``)."""
 
 VARIANTS: tuple[str, ...] = ("ldp", "approx_ldp", "deletion_ldp", "metric", "sldp_mass",
-                             "sldp_pl", "sldp_bel", "wldp", *PROVIDERS)
-"""Every :attr:`Notion.variant`: the names :func:`~mechdesign.privacy.verify.verify_exact`
-reports."""
+                             "sldp_pl", "sldp_bel", "wldp")
+"""Every :attr:`Notion.variant` of this module: the names
+:func:`~mechdesign.privacy.verify.verify_exact` accepts with positional parameters (the
+notions of :data:`PROVIDERS` are verified as notion objects)."""
 
 
 def ratio_envelope(Q: np.ndarray, log_factor: np.ndarray) -> np.ndarray:
