@@ -9,11 +9,14 @@ repeated use.
 * :class:`Composed` ``(uses, epsilon, delta)``: the randomizer, used ``uses`` times on the
   same input, is (epsilon, delta)-LDP as a whole. Measured by the exact composition of
   :func:`~mechdesign.accounting.composition.compose` (privacy-loss atoms) when the atoms
-  are few, else by the matrix's exact Rényi curve and a proven conversion. The design reaches it through per-use notions whose composition
-  is proven (:mod:`mechdesign.design.methods.composed`) and reports this measure beside the
-  target.
+  are few, else by the matrix's exact Rényi curve and a proven conversion. The design
+  reaches it through per-use notions whose composition is proven
+  (:mod:`mechdesign.design.methods.composed`) and reports this measure beside the target.
+* :class:`Shuffled` ``(n, epsilon, delta)``: n users, one report each, shuffled; measured
+  by the clone bound at the matrix's exact local epsilon
+  (:mod:`mechdesign.design.methods.shuffled`).
 
-Both are registered on the notion registry (:func:`~mechdesign.privacy.notions.register`)
+All are registered on the notion registry (:func:`~mechdesign.privacy.notions.register`)
 when this module is imported; :meth:`Notion.from_name
 <mechdesign.privacy.notions.Notion.from_name>` imports it on first use of their names
 (:data:`~mechdesign.privacy.notions.PROVIDERS`), so they live beside their measures and
@@ -39,8 +42,19 @@ from ..neighbors import ordered_pairs
 from ..privacy.notions import Notion, Related, register, register_facet
 from ..privacy.verify import ExactWitness, Verification, _check_size
 
-__all__ = ["MAX_EXACT_ORDER", "MEASURE_MAX_ATOMS", "MEASURE_ORDERS", "Composed", "RenyiLDP", "composed_delta", "exact_renyi",
-           "pure_budget", "renyi_budget"]
+__all__ = [
+    "MAX_EXACT_ORDER",
+    "MEASURE_MAX_ATOMS",
+    "MEASURE_ORDERS",
+    "Composed",
+    "RenyiLDP",
+    "Shuffled",
+    "composed_delta",
+    "exact_renyi",
+    "pure_budget",
+    "renyi_budget",
+    "shuffle_budget",
+]
 
 MAX_EXACT_ORDER = 64
 """Largest integer order that :func:`exact_renyi` evaluates in exact rationals
@@ -261,6 +275,65 @@ def pure_budget(uses: int, epsilon: float, delta: float) -> float:
     return float(cal.value)
 
 
+@register
+@dataclass(frozen=True)
+class Shuffled(Notion):
+    r"""A central target in the shuffle model: ``n`` users each send one report of the
+    randomizer, the reports are shuffled, and the multiset is (epsilon, delta)-DP with
+    respect to one user's input.
+
+    :meth:`measure` is the Feldman-McMillan-Talwar clone bound at the matrix's exact
+    local epsilon (:func:`~mechdesign.accounting.amplification.shuffle_delta`, rounded
+    outward): an upper bound on the shuffled delta of every randomizer with that local
+    epsilon. Where ``n`` is small enough, the design also reports the exact shuffled delta
+    (:func:`~mechdesign.accounting.exact_shuffling.exact_shuffle_delta`, a float
+    evaluation) beside it. References: V. Feldman, A. McMillan, K. Talwar, "Hiding among
+    the clones", FOCS 2021 / "Stronger privacy amplification by shuffling", SODA 2023.
+    """
+
+    n: int
+    epsilon: float
+    delta: float
+    name: ClassVar[str] = "shuffled"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "n", check_int(self.n, "n", 1))
+
+    @property
+    def target(self) -> float:
+        return self.delta
+
+    @property
+    def measures_delta(self) -> bool:
+        return True
+
+    def ties_columns(self, inputs: tuple) -> bool:
+        return True
+
+    def measure(self, mechanism: Any) -> float:
+        from ..privacy.measures import epsilon_ldp
+        from .amplification import shuffle_delta
+
+        e0 = epsilon_ldp(mechanism)
+        if not math.isfinite(e0):
+            return 1.0
+        return shuffle_delta(e0, self.n, self.epsilon).upper
+
+    def describe(self) -> str:
+        return (f"shuffled: {self.n} users, one report each, central ({self.epsilon:g}, "
+                f"{self.delta:g})-DP")
+
+
+def shuffle_budget(n: int, epsilon: float, delta: float) -> float:
+    """The largest local eps0 whose clone bound for ``n`` shuffled reports meets
+    (epsilon, delta) (:func:`~mechdesign.accounting.calibration.calibrate_shuffle`)."""
+    from .calibration import calibrate_shuffle
+
+    return float(calibrate_shuffle("epsilon0", target_epsilon=epsilon, target_delta=delta,
+                                   n=check_int(n, "n", 1)).value)
+
+
 def renyi_budget(uses: int, epsilon: float, delta: float, alpha: float) -> float:
     r"""The largest per-use Rényi epsilon at order ``alpha`` whose ``uses``-fold composition
     converts to an (epsilon, delta) guarantee by the conversion of Canonne, Kamath and
@@ -427,5 +500,26 @@ def _exact_composed(mechanism: Any, notion: Composed, digits: int, tol: Fraction
                         achieved_delta=(Fraction(lower), upper))
 
 
+def _exact_shuffled(mechanism: Any, notion: Shuffled, digits: int, tol: Fraction
+                    ) -> Verification:
+    """The matrix's local epsilon (the float measure, proved an upper bound by the exact LDP
+    check), then the clone bound (outward) at it: proved when that bound is within the
+    target; otherwise undecided (the clone bound is an upper bound on the shuffled delta,
+    not the delta itself)."""
+    from ..privacy.measures import epsilon_ldp
+    from ..privacy.notions import LDP
+    from ..privacy.verify import verify_exact
+
+    e0 = epsilon_ldp(mechanism)
+    local = verify_exact(mechanism, LDP(e0)).holds is True if math.isfinite(e0) else False
+    bound = notion.measure(mechanism)
+    verdict = True if local and Fraction(bound) <= Fraction(notion.delta) + tol else None
+    msg = (f"{notion.describe()} {'holds' if verdict else 'is not settled'}: local epsilon "
+           f"{e0!r} {'proved' if local else 'not proved'}, clone bound {bound!r}")
+    return Verification("shuffled", verdict, None, (Fraction(notion.delta),) * 2, None,
+                        bound - notion.delta, msg, digits)
+
+
 register_facet(RenyiLDP, "exact_verifier", _exact_renyi_facet)
+register_facet(Shuffled, "exact_verifier", _exact_shuffled)
 register_facet(Composed, "exact_verifier", _exact_composed)

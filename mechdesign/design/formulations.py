@@ -22,7 +22,7 @@ import numpy as np
 from scipy import sparse
 
 from .._subsets import meets_indicator, subset_indicator
-from ..accounting.notions import Composed, RenyiLDP, pure_budget
+from ..accounting.notions import Composed, RenyiLDP, Shuffled, pure_budget, shuffle_budget
 from ..errors import InvalidParameterError
 from ..neighbors import ordered_pairs
 from ..privacy.notions import (
@@ -509,6 +509,22 @@ def formulate_composed(notion: Composed, ctx: BuildContext, plan: float) -> Form
     the target (:func:`~mechdesign.accounting.notions.pure_budget`), a safe inner
     approximation. The design itself (:mod:`~mechdesign.design.methods.composed`) searches
     further routes and measures each."""
+    return formulate_ldp(LDP(plan), ctx)
+
+
+def _shuffled_budget(notion: Shuffled, ctx: BuildContext) -> float:
+    if ctx.parametric:
+        raise InvalidParameterError(
+            "a Shuffled target has no parametric build (its epsilon is the central one); "
+            "sweep the central epsilon with one design per point")
+    return shuffle_budget(notion.n, notion.epsilon, notion.delta)
+
+
+@formulation(Shuffled, lambda notion, ctx, plan: 4 * ctx.k * ctx.n, _shuffled_budget)
+def formulate_shuffled(notion: Shuffled, ctx: BuildContext, plan: float) -> Formulation:
+    """The convex program of a Shuffled target: pure LDP at the largest eps0 whose clone
+    bound meets it (:func:`~mechdesign.accounting.notions.shuffle_budget`); exact for the
+    clone bound, which depends on eps0 alone."""
     return formulate_ldp(LDP(plan), ctx)
 
 def describe_build(notion: Notion, form: Formulation, symmetry: Symmetry | None

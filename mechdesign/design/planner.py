@@ -12,7 +12,8 @@ anything large; :func:`run` carries a plan out. :meth:`DesignProblem.solve
 The order (first applicable wins):
 
 1. Walley semantics (WLDP read by Walley): the reduction to pure LDP over the outputs.
-   A central target after repeated use (``Composed``): per-use routes, the better kept.
+   A central target after repeated use (``Composed``): per-use routes, the better kept;
+   in the shuffle model (``Shuffled``): pure LDP at the clone bound's epsilon0.
 2. k-RR in closed form: pure LDP with a Hamming-type loss ``a(1 - I) + b`` under a uniform
    prior or the worst case (no constraints, default solver and options).
 3. Working set: pure (or pure deletion) LDP with an expected loss at large ``k x n``
@@ -34,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._html import clip, kv_table, short_repr, wrap
-from ..accounting.notions import Composed
+from ..accounting.notions import Composed, Shuffled
 from ..privacy.notions import LDP, ApproxLDP, DeletionLDP, MetricDP
 from .engines import staircase
 from .engines.pattern_generation import FROM_K, MAX_K, workload_has_full_rank
@@ -46,6 +47,7 @@ from .methods import (
     pattern_generation,
     program,
     row_generation,
+    shuffled,
     staircase_programs,
     symmetric_subsets,
     walley,
@@ -196,6 +198,13 @@ def _composed(p: ProblemSpec, solver: str | None, options: dict) -> Verdict:
     return True, (f"central target after {p.privacy.uses} uses: per-use designs whose "
                   "composition is proven (pure LDP, Rényi LDP), each measured by its exact "
                   "composition, the best kept"), None
+
+
+def _shuffled(p: ProblemSpec, solver: str | None, options: dict) -> Verdict:
+    if not isinstance(p.privacy, Shuffled):
+        return _no("not a central target in the shuffle model")
+    return True, (f"central target for {p.privacy.n} shuffled users: pure LDP at the "
+                  "largest epsilon0 whose clone bound meets it"), None
 
 
 def _closed_form_krr(p: ProblemSpec, solver: str | None, options: dict) -> Verdict:
@@ -359,6 +368,7 @@ def _program(p: ProblemSpec, solver: str | None, options: dict) -> Verdict:
 RULES: tuple[Rule, ...] = (
     Rule(Method.WALLEY, _walley),
     Rule(Method.COMPOSED, _composed),
+    Rule(Method.SHUFFLED, _shuffled),
     Rule(Method.CLOSED_FORM_KRR, _closed_form_krr),
     Rule(Method.WORKING_SET, _working_set),
     Rule(Method.MINIMAX_STAIRCASE, _minimax),
@@ -389,7 +399,7 @@ def _solver_policy(method: Method, p: ProblemSpec, solver: str | None, options: 
         return (named or "the default per convex subproblem") + " (minorise-maximise)"
     if method is Method.WALLEY:
         return named or "as the pure-LDP problem it reduces to"
-    if method is Method.COMPOSED:
+    if method in (Method.COMPOSED, Method.SHUFFLED):
         return named or "as each per-use problem's own plan"
     if method is Method.STAIRCASE and not isinstance(p.objective, EstimationVariance):
         return "HiGHS (scipy linprog) on the staircase LP over the patterns"
@@ -475,6 +485,8 @@ RUNNERS: dict[Method, Callable[..., DesignResult]] = {
     Method.WALLEY: lambda p, d, solver, opts, limit, t0: walley.solve_walley(
         p, solver, opts, limit),
     Method.COMPOSED: lambda p, d, solver, opts, limit, t0: composed.solve_composed(
+        p, solver, opts, limit),
+    Method.SHUFFLED: lambda p, d, solver, opts, limit, t0: shuffled.solve_shuffled(
         p, solver, opts, limit),
     Method.CLOSED_FORM_KRR: lambda p, d, solver, opts, limit, t0: closed_form.solve_hamming(
         p, *d),

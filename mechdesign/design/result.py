@@ -64,6 +64,7 @@ class Method(enum.StrEnum):
 
     WALLEY = "walley"
     COMPOSED = "composed"
+    SHUFFLED = "shuffled"
     CLOSED_FORM_KRR = "closed_form_krr"
     WORKING_SET = "working_set"
     MINIMAX_STAIRCASE = "minimax_staircase"

@@ -115,7 +115,7 @@ import numpy as np
 
 from .. import losses
 from .._html import clip, kv_table, number, short_repr, value_view, wrap
-from ..accounting import notions as _accounting_notions  # noqa: F401  (registers renyi_ldp, composed)
+from ..accounting import notions as _accounting_notions  # noqa: F401  (registers renyi_ldp, composed, shuffled)
 from ..design.objectives import (
     CustomObjective,
     EstimationVariance,
@@ -146,6 +146,7 @@ from .matrices import (
 
 __all__ = [
     "DESIGN_KEYS",
+    "MAX_COUNT",
     "MAX_ENTRIES",
     "MAX_SIZE",
     "NOTION_KEYS",
@@ -167,6 +168,10 @@ __all__ = [
 
 MAX_SIZE = 10_000
 """Largest number of inputs, outputs or grid cells a problem file may ask for."""
+
+MAX_COUNT = 10**12
+"""Largest number of uses (``Composed``) or users (``Shuffled``) a problem file may give:
+they size no array (the accounting is in closed form or by atoms)."""
 
 MAX_ENTRIES = 10_000_000
 """Largest matrix (loss or distance) a problem file may build or read."""
@@ -191,7 +196,7 @@ NOTION_KEYS: dict[str, tuple[str, ...]] = notion_keys()
 """:func:`notion_keys` of the notions built in (at import)."""
 
 READABLE_PARAMETERS = ("epsilon", "delta", "spanner", "distance", "graph", "pairs", "kind",
-                       "alpha", "uses")
+                       "alpha", "uses", "n")
 """The notion parameters a ``[privacy]`` table can give (:func:`_notion` reads each)."""
 register_readable(*READABLE_PARAMETERS)
 
@@ -370,7 +375,8 @@ class _Reader:
             raise self.fail(where, f"must be <= {maximum:g}")
         return x
 
-    def integer(self, table: dict, section: str, key: str, minimum: int) -> int | None:
+    def integer(self, table: dict, section: str, key: str, minimum: int,
+                maximum: int = MAX_SIZE) -> int | None:
         if key not in table:
             return None
         v = table[key]
@@ -379,8 +385,8 @@ class _Reader:
             raise self.fail(where, f"must be an integer, got {type(v).__name__} {v!r}")
         if v < minimum:
             raise self.fail(where, f"must be >= {minimum}")
-        if v > MAX_SIZE:
-            raise self.fail(where, f"exceeds the limit of {MAX_SIZE}", SizeLimitError)
+        if v > maximum:
+            raise self.fail(where, f"exceeds the limit of {maximum}", SizeLimitError)
         return v
 
     def string(self, table: dict, section: str, key: str, choices: tuple[str, ...] | None,
@@ -935,11 +941,12 @@ def _notion(rd: _Reader, name: str, priv: dict, distance: Any, dist_desc: str,
         elif key == "kind":
             if key in priv:
                 params[key] = rd.string(priv, "privacy", key, ("mass", "pl", "bel"))
-        elif key == "uses" and key in priv:
-            params[key] = rd.integer(priv, "privacy", key, 1)
+        elif key in ("uses", "n") and key in priv:
+            # counts of uses and of users, not sizes of anything built: up to MAX_COUNT
+            params[key] = rd.integer(priv, "privacy", key, 1, MAX_COUNT)
         elif key in NOTION_PARAMETERS and key in priv:
             params[key] = rd.real(priv, "privacy", key, **NOTION_PARAMETERS[key])
-    if name in ("approx_ldp", "composed") and "delta" not in params:
+    if name in ("approx_ldp", "composed", "shuffled") and "delta" not in params:
         params["delta"] = rd.real(priv, "privacy", "delta", **NOTION_PARAMETERS["delta"])
     notion = rd.call(f"[privacy] notion = {name!r}", lambda: Notion.from_name(name, **params))
     desc = notion.describe()

@@ -625,6 +625,7 @@ class WLDP(Notion):
 PROVIDERS: dict[str, str] = {
     "renyi_ldp": "mechdesign.accounting.notions",
     "composed": "mechdesign.accounting.notions",
+    "shuffled": "mechdesign.accounting.notions",
 }
 """Notions whose measure belongs to a layer above this one (the accounting layer's exact
 Rényi divergences and composition), by name, with the module that defines and registers

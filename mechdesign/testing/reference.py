@@ -465,9 +465,20 @@ def _composed_rows(lp: _LP, problem: DesignProblem, notion: Any, eps: float,
     _ldp_rows(lp, problem, notion, pure_budget(notion.uses, eps, delta), delta)
 
 
-def _register_accounting_notions() -> None:
-    from ..accounting.notions import Composed, RenyiLDP
+def _shuffled_rows(lp: _LP, problem: DesignProblem, notion: Any, eps: float,
+                   delta: float) -> None:
+    """The Shuffled target's witness: LDP's ratio rows at the clone bound's eps0
+    (``shuffle_budget``)."""
+    from ..accounting.notions import shuffle_budget
 
+    _ldp_rows(lp, problem, notion, shuffle_budget(notion.n, eps, delta), delta)
+
+
+def _register_accounting_notions() -> None:
+    from ..accounting.notions import Composed, RenyiLDP, Shuffled
+
+    register_facet(Shuffled, "fuzz_reference", FuzzReference(
+        _shuffled_rows, lambda notion, mech: notion.measure(mech)))
     register_facet(RenyiLDP, "fuzz_reference", FuzzReference(
         _renyi_rows, lambda notion, mech: notion.measure(mech)))
     register_facet(Composed, "fuzz_reference", FuzzReference(

@@ -18,14 +18,18 @@ from hypothesis import strategies as st
 
 import mechdesign as md
 from mechdesign.accounting import delta_composed, rdp_to_dp, renyi_epsilon
+from mechdesign.accounting.amplification import shuffle_delta
 from mechdesign.accounting.bounds import optimal_composition_delta
+from mechdesign.accounting.exact_shuffling import exact_shuffle_delta
 from mechdesign.accounting.notions import (
     Composed,
     RenyiLDP,
+    Shuffled,
     composed_delta,
     exact_renyi,
     pure_budget,
     renyi_budget,
+    shuffle_budget,
 )
 from mechdesign.errors import InvalidParameterError
 from mechdesign.privacy.notions import Notion
@@ -139,7 +143,7 @@ def test_pure_budget_is_binary_rr_by_the_optimal_composition_theorem() -> None:
 def test_composed_measure_is_the_exact_composition_or_above_it() -> None:
     krr = md.randomized_response(4, 0.1)
     exact = delta_composed(krr, 1.0, 30).delta
-    lower, upper, how = composed_delta(krr, 30, 1.0)
+    _, upper, how = composed_delta(krr, 30, 1.0)
     assert how == "exact atoms" and upper == pytest.approx(exact, rel=1e-12)
     assert Composed(30, 1.0, 1e-3).measure(krr) == upper
     # a matrix with many distinct pairs and ratios: the Rényi bound, never below the grid
@@ -155,3 +159,20 @@ def test_composed_measure_is_the_exact_composition_or_above_it() -> None:
 def test_renyi_curve_bound_agrees_with_the_measure() -> None:
     m = md.randomized_response(3, 0.7)
     assert RenyiLDP(3.0, 1.0).measure(m) == renyi_epsilon(m, 3.0)
+
+
+def test_shuffled_measure_is_the_clone_bound_at_the_exact_local_epsilon() -> None:
+    m = md.randomized_response(3, 2.0)
+    notion = Shuffled(20, 1.0, 1e-6)
+    assert notion.measure(m) == shuffle_delta(md.epsilon_ldp(m), 20, 1.0).upper
+    # the clone bound holds for every 2.0-LDP randomizer, so it is above the exact shuffle
+    assert notion.measure(m) >= exact_shuffle_delta(m, 20, 1.0).delta
+    assert verify_exact(m, Shuffled(20, 1.0, notion.measure(m))).holds is True
+    with pytest.raises(InvalidParameterError, match="n"):
+        Shuffled(0, 1.0, 1e-6)
+
+
+def test_shuffle_budget_meets_the_target_at_its_edge() -> None:
+    eps0 = shuffle_budget(1_000, 1.0, 1e-8)
+    assert shuffle_delta(eps0, 1_000, 1.0).upper <= 1e-8
+    assert shuffle_delta(eps0 * (1 + 1e-6), 1_000, 1.0).upper > 1e-8

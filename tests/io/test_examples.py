@@ -21,7 +21,7 @@ from tests.paths import PROBLEMS
 
 def test_examples_are_the_shipped_problem_files():
     assert example_names() == sorted(p.stem for p in PROBLEMS.glob("*.toml"))
-    assert len(example_names()) == 18
+    assert len(example_names()) == 19
     assert example_path("krr_hamming") == PROBLEMS / "krr_hamming.toml"
     assert example_path("krr_hamming.toml") == PROBLEMS / "krr_hamming.toml"
     pf = load_example("krr_hamming")

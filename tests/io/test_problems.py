@@ -23,7 +23,8 @@ from scipy.optimize import linprog
 
 from mechdesign import catalog
 from mechdesign.accounting.composition import delta_composed
-from mechdesign.accounting.notions import Composed, RenyiLDP
+from mechdesign.accounting.amplification import shuffle_delta
+from mechdesign.accounting.notions import Composed, RenyiLDP, Shuffled
 from mechdesign.design import EstimationVariance, ExpectedLoss, MutualInformation, WorstCaseLoss
 from mechdesign.errors import FileFormatError, SizeLimitError, ValidationError
 from mechdesign.evidential import EvidentialMechanism
@@ -113,6 +114,11 @@ def check_privacy_independently(notion, mech) -> None:
     elif isinstance(notion, Composed):
         # the exact composition of the returned matrix, by the accounting layer's compose
         assert delta_composed(mech, notion.epsilon, notion.uses).upper <= notion.delta
+    elif isinstance(notion, Shuffled):
+        # the clone bound at the brute-force local epsilon
+        eps0 = math.log(ldp_ratio_brute(mech.matrix))
+        assert shuffle_delta(eps0 * (1 + TOL), notion.n, notion.epsilon).upper <= (
+            notion.delta * (1 + 1e-6))
     else:  # pragma: no cover
         raise AssertionError(f"no independent check for {notion!r}")
 
@@ -177,7 +183,7 @@ def test_exact_optima_are_reported_global(path, solved):
     pf, res = solved[path.name]
     # a spanner's constraints are stricter than metric privacy: optimal over them only
     spanner = getattr(pf.problem.privacy, "spanner", None)
-    if isinstance(pf.problem.privacy, Composed):  # the best per-use route, no global bound
+    if isinstance(pf.problem.privacy, Composed | Shuffled):  # per-use routes, no global bound
         assert res.optimum == "local"
     elif isinstance(pf.problem.privacy, RenyiLDP):  # a conic program: no recomputed bound
         assert res.optimum == "global, solver-reported"

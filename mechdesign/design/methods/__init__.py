@@ -9,6 +9,7 @@ module                     method
 =========================  ===========================================================
 :mod:`.walley`             WLDP read by Walley, reduced to pure LDP over the outputs
 :mod:`.composed`           a central target after repeated use: per-use routes
+:mod:`.shuffled`           a central target in the shuffle model: the clone bound's eps0
 :mod:`.closed_form`        k-RR in closed form (Hamming-type losses)
 :mod:`.working_set`        pure LDP, expected loss, large k: cutting planes
 :mod:`.minimax_staircase`  the worst prior's estimation criterion

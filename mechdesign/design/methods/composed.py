@@ -42,7 +42,8 @@ from ..result import Certificate, DesignResult, Optimum, Status
 if TYPE_CHECKING:
     from ..spec import ProblemSpec
 
-__all__ = ["ORDERS", "PURE_STEPS", "RENYI_MARGIN", "Route", "solve_composed"]
+__all__ = ["ORDERS", "PURE_STEPS", "RENYI_MARGIN", "Route", "central_result",
+           "solve_composed"]
 
 ORDERS = (2.0, 3.0, 5.0, 8.0, 13.0, 21.0, 34.0, 55.0, 89.0)
 """The Rényi orders of the first pass (roughly geometric); the best one is refined by the
@@ -175,22 +176,33 @@ def solve_composed(spec: ProblemSpec, solver: str | None, options: dict,
         notes.append(f"k-RR calibrated to the same target: epsilon0 = {krr[0]:.6g}, value "
                      f"{krr[1]:.6g}, exact composed delta {krr[2]:.3g}")
     value, res, delta, chosen = best
-    cert = Certificate(
-        notion=target.describe(), target=target.delta, achieved=delta, met=True,
-        tolerance=0.0, repair=res.certificate.repair,  # type: ignore[union-attr]
-        repair_weight=res.certificate.repair_weight,  # type: ignore[union-attr]
-        value_gap=res.certificate.value_gap,  # type: ignore[union-attr]
-        method=(f"{target.uses}-fold composition of the returned matrix (exact "
-                f"privacy-loss atoms, or its Rényi bound); designed under {chosen}, "
-                f"certified for it: {res.certificate.method}"),  # type: ignore[union-attr]
-        exact=True)
     notes.append(f"chosen: {chosen}, value {value:.6g}, composed delta {delta:.3g} <= "
                  f"{target.delta:g} at epsilon {target.epsilon:g}; optimal for that per-use "
                  "notion, not proven optimal over every randomizer meeting the central target")
+    how = (f"{target.uses}-fold composition of the returned matrix (exact privacy-loss atoms, "
+           "or its Rényi bound)")
+    extra = {"routes": [r.to_dict() for r in table], "calibrated_krr": None if krr is None
+             else {"epsilon0": krr[0], "value": krr[1], "delta": krr[2]}}
+    return central_result(res, target, delta, chosen, how, notes, extra, len(table), elapsed)
+
+
+def central_result(res: DesignResult, target: Any, achieved: float, chosen: str, how: str,
+                   notes: list[str], extra: dict, steps: int, elapsed: float
+                   ) -> DesignResult:
+    """The per-use design ``res`` reported against a central ``target``: the certificate
+    is the target's (``achieved`` measured on the returned matrix by ``how``), with the
+    per-use certificate named in its method; ``optimum = "local"`` and no gap (the per-use
+    notion's optimum is not proven optimal for the central target)."""
+    cert = res.certificate
+    assert cert is not None
+    central = Certificate(
+        notion=target.describe(), target=target.delta, achieved=achieved,
+        met=achieved <= target.delta, tolerance=0.0, repair=cert.repair,
+        repair_weight=cert.repair_weight, value_gap=cert.value_gap,
+        method=f"{how}; designed under {chosen}, certified for it: {cert.method}",
+        exact=achieved <= target.delta)
     return dataclasses.replace(
-        res, certificate=cert, optimum=Optimum.LOCAL, gap=None, notes=(*res.notes, *notes),
-        structure={**res.structure, "routes": [r.to_dict() for r in table],
-                   "chosen": chosen, "calibrated_krr": None if krr is None else
-                   {"epsilon0": krr[0], "value": krr[1], "delta": krr[2]}},
-        counts={**res.counts, "steps": len(table)}, solve_time=elapsed,
-        formulation=f"composed target via {chosen}: {res.formulation}")
+        res, certificate=central, optimum=Optimum.LOCAL, gap=None, notes=(*res.notes, *notes),
+        structure={**res.structure, **extra, "chosen": chosen},
+        counts={**res.counts, "steps": steps}, solve_time=elapsed,
+        formulation=f"{target.name} target via {chosen}: {res.formulation}")
