@@ -79,6 +79,11 @@ class Formulation:
     n_pairs: int | None = None
     dilation: float | None = None
     n_rows: int | None = None
+    relax: Callable[[np.ndarray], list] | None = None
+    """For a conic formulation: ``relax(Q0)``, linear constraints implied by the privacy
+    constraints for every Q (tangent planes at the point ``Q0``). With them in place of the
+    cones, an LP's optimum is a lower bound on the program's, and its dual bound is
+    recomputed from the data (:mod:`~mechdesign.design.program`)."""
 
 
 @dataclass(frozen=True)
@@ -169,6 +174,42 @@ class Coefficients:
 
     def done(self, Q: cp.Expression, constraints: list, **measured: Any) -> Formulation:
         return Formulation(Q, tuple(constraints), tuple(self.setters), **measured)
+
+
+TANGENT_LOG_RANGE = 50.0
+"""The tangent points of :func:`renyi_tangents` take ratios ``t`` with
+``-50 <= ln t - eps <= 50 / (alpha - 1)`` (any t gives a valid cut; clipping keeps every
+coefficient finite)."""
+
+
+def renyi_tangents(Q: cp.Expression, a: np.ndarray, b: np.ndarray, alpha: float,
+                   epsilon: float) -> Callable[[np.ndarray], list]:
+    r"""``relax(Q0)`` for Rényi LDP: for each constrained ordered pair ``(x, x')`` one linear
+    cut implied by the constraint for EVERY Q.
+
+    ``f(p, r) = p^alpha r^(1 - alpha)`` is convex and positively homogeneous, so it lies
+    above its tangent plane through the origin at any ratio ``t = p / r``:
+    ``f(p, r) >= alpha t^(alpha - 1) p + (1 - alpha) t^alpha r``. Summing over outputs at
+    the ratios of ``Q0`` (clipped, :data:`TANGENT_LOG_RANGE`) and dividing by
+    ``e^{(alpha - 1) eps}``:
+    ``sum_y alpha (t_y e^-eps)^(alpha - 1) Q[x, y] + (1 - alpha) t_y (t_y e^-eps)^(alpha - 1)
+    Q[x', y] <= 1``. At alpha = 1 (``p ln(p/r) >= (ln t + 1) p - t r``):
+    ``sum_y (ln t_y + 1) Q[x, y] - t_y Q[x', y] <= eps``."""
+    def relax(Q0: np.ndarray) -> list:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logt = np.log(np.clip(Q0[a, :], 1e-300, None)) - np.log(
+                np.clip(Q0[b, :], 1e-300, None))
+        # (alpha - 1)(ln t - eps) at most TANGENT_LOG_RANGE: every coefficient finite
+        top = TANGENT_LOG_RANGE / max(alpha - 1.0, 1.0)
+        logt = np.clip(logt, epsilon - TANGENT_LOG_RANGE, epsilon + top)
+        if alpha == 1.0:
+            return [cp.sum(cp.multiply(logt + 1.0, Q[a, :])
+                           - cp.multiply(np.exp(logt), Q[b, :]), axis=1) <= epsilon]
+        scaled = np.exp((alpha - 1.0) * (logt - epsilon))
+        cp_ = alpha * scaled
+        cr = (1.0 - alpha) * np.exp(logt) * scaled
+        return [cp.sum(cp.multiply(cp_, Q[a, :]) + cp.multiply(cr, Q[b, :]), axis=1) <= 1.0]
+    return relax
 
 
 def outer_ones(k: int, t: cp.Expression) -> cp.Expression:
@@ -482,16 +523,18 @@ def formulate_renyi(notion: RenyiLDP, ctx: BuildContext,
     Q = cp.Variable((k, n), nonneg=True, name="Q")
     measured = {"n_pairs": len(a) // 2} if notion.pairs is not None or notion.graph is not None \
         else {}
+    relax = None if ctx.parametric else renyi_tangents(Q, a, b, notion.alpha,
+                                                        notion.epsilon)
     if notion.alpha == 1.0:
         bound = coef(lambda e: e)
         return coef.done(Q, [cp.sum(cp.rel_entr(Q[a, :], Q[b, :]), axis=1) <= bound],
-                         **measured)
+                         relax=relax, **measured)
     inv = 1.0 / notion.alpha
     scale = coef(lambda e: math.exp(-(1.0 - inv) * e))
     T = cp.Variable((len(a), n), nonneg=True, name="renyi_terms")
     cone = cp.constraints.PowCone3D(cp.vec(T, order="C"), cp.vec(Q[b, :], order="C"),
                                     scale * cp.vec(Q[a, :], order="C"), inv)
-    return coef.done(Q, [cone, cp.sum(T, axis=1) <= 1.0], **measured)
+    return coef.done(Q, [cone, cp.sum(T, axis=1) <= 1.0], relax=relax, **measured)
 
 # ---------------------------------------------------------------------- a Composed target
 def _composed_budget(notion: Composed, ctx: BuildContext) -> float:

@@ -401,7 +401,7 @@ class DesignProblem:
                 raise InvalidParameterError(f"constraint name {name!r} is reserved")
             groups[name] = tuple(_user_constraints(name, fn, Q))
         return FeasibleSet(Q, MappingProxyType(groups), form.setters,
-                           describe_build(self.privacy, form, self.symmetry))
+                           describe_build(self.privacy, form, self.symmetry), form.relax)
 
     def compile(self, parametric: bool = False, form: Formulation | None = None) -> Program:
         """The cvxpy program of this problem (loss objectives; information objectives are

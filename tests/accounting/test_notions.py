@@ -176,3 +176,17 @@ def test_shuffle_budget_meets_the_target_at_its_edge() -> None:
     eps0 = shuffle_budget(1_000, 1.0, 1e-8)
     assert shuffle_delta(eps0, 1_000, 1.0).upper <= 1e-8
     assert shuffle_delta(eps0 * (1 + 1e-6), 1_000, 1.0).upper > 1e-8
+
+
+def test_renyi_designs_carry_a_certified_gap_below_the_optimum() -> None:
+    # the tangent-cut LP relaxation's dual bound: a lower bound on the optimum (checked
+    # against binary RR's closed form) within GAP_TOL of the returned value
+    res = md.DesignProblem(RenyiLDP(2.0, 0.5), md.ExpectedLoss(1 - np.eye(2))).solve()
+    # D_2(Ber(p) || Ber(1 - p)) = ln(p^2/(1 - p) + (1 - p)^2/p) = 0.5, solved by mpmath
+    mp.mp.dps = 40
+    p = mp.findroot(lambda q: mp.log(q**2 / (1 - q) + (1 - q) ** 2 / q) - mp.mpf("0.5"),
+                    (mp.mpf("0.5"), mp.mpf("0.99")), solver="bisect")
+    best = float(1 - p)
+    assert res.gap is not None and 0 <= res.gap <= 1e-6
+    assert res.value * (1 - res.gap) <= best * (1 + 1e-12)
+    assert res.optimum == "global"
