@@ -125,9 +125,28 @@ class RenyiLDP(Related, Notion):
         return f"Rényi LDP, {order}, epsilon = {self.epsilon:g}" + self.relation_text()
 
 
+class Central(Notion):
+    """A central (epsilon, delta) target reached through a per-use randomizer: measured as a
+    delta at the target epsilon; ``count`` names the integer field (uses, users)."""
+
+    count: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, self.count, check_int(getattr(self, self.count), self.count, 1))
+
+    @property
+    def target(self) -> float:
+        return self.delta  # type: ignore[attr-defined]
+
+    @property
+    def measures_delta(self) -> bool:
+        return True
+
+
 @register
 @dataclass(frozen=True)
-class Composed(Notion):
+class Composed(Central):
     r"""A central target after repeated use: the randomizer applied ``uses`` times to the
     same input (independent randomness each time) is (epsilon, delta)-LDP as a whole.
 
@@ -148,18 +167,7 @@ class Composed(Notion):
     epsilon: float
     delta: float
     name: ClassVar[str] = "composed"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "uses", check_int(self.uses, "uses", 1))
-
-    @property
-    def target(self) -> float:
-        return self.delta
-
-    @property
-    def measures_delta(self) -> bool:
-        return True
+    count: ClassVar[str] = "uses"
 
     def ties_columns(self, inputs: tuple) -> bool:
         return self.delta == 0.0
@@ -277,7 +285,7 @@ def pure_budget(uses: int, epsilon: float, delta: float) -> float:
 
 @register
 @dataclass(frozen=True)
-class Shuffled(Notion):
+class Shuffled(Central):
     r"""A central target in the shuffle model: ``n`` users each send one report of the
     randomizer, the reports are shuffled, and the multiset is (epsilon, delta)-DP with
     respect to one user's input.
@@ -295,18 +303,7 @@ class Shuffled(Notion):
     epsilon: float
     delta: float
     name: ClassVar[str] = "shuffled"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "n", check_int(self.n, "n", 1))
-
-    @property
-    def target(self) -> float:
-        return self.delta
-
-    @property
-    def measures_delta(self) -> bool:
-        return True
+    count: ClassVar[str] = "n"
 
     def ties_columns(self, inputs: tuple) -> bool:
         return True

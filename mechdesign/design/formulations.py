@@ -536,39 +536,34 @@ def formulate_renyi(notion: RenyiLDP, ctx: BuildContext,
                                     scale * cp.vec(Q[a, :], order="C"), inv)
     return coef.done(Q, [cone, cp.sum(T, axis=1) <= 1.0], relax=relax, **measured)
 
-# ---------------------------------------------------------------------- a Composed target
-def _composed_budget(notion: Composed, ctx: BuildContext) -> float:
-    if ctx.parametric:
-        raise InvalidParameterError(
-            "a Composed target has no parametric build (its epsilon is the central one); "
-            "sweep the central epsilon with one design per point")
-    return pure_budget(notion.uses, notion.epsilon, notion.delta)
+# ---------------------------------------------------------------------- central targets
+def central_formulation(budget: Callable[[Any], float]
+                        ) -> tuple[Callable[[Any, BuildContext], float],
+                                   Callable[[Any, BuildContext, float], Formulation]]:
+    """``(prepare, formulate)`` of a central target (``Composed``, ``Shuffled``), registered
+    below with :func:`formulation`, for a custom program
+    built on top of it (``to_cvxpy``): pure LDP at ``budget(notion)``, the per-use eps0 at
+    which every eps0-LDP randomizer meets the target (a safe inner approximation; exact for
+    the clone bound, which depends on eps0 alone). The designs themselves
+    (:mod:`~mechdesign.design.methods`) search further and measure each matrix."""
+    def prepare(notion: Any, ctx: BuildContext) -> float:
+        if ctx.parametric:
+            raise InvalidParameterError(
+                f"a {type(notion).__name__} target has no parametric build (its epsilon is "
+                "the central one); sweep the central epsilon with one design per point")
+        return budget(notion)
+
+    def formulate_central(notion: Any, ctx: BuildContext, plan: float) -> Formulation:
+        return formulate_ldp(LDP(plan), ctx)
+
+    return prepare, formulate_central
 
 
-@formulation(Composed, lambda notion, ctx, plan: 4 * ctx.k * ctx.n, _composed_budget)
-def formulate_composed(notion: Composed, ctx: BuildContext, plan: float) -> Formulation:
-    """The convex program of a Composed target, for a custom program built on top of it
-    (``to_cvxpy``): pure LDP at the eps0 at which every eps0-LDP randomizer composes within
-    the target (:func:`~mechdesign.accounting.notions.pure_budget`), a safe inner
-    approximation. The design itself (:mod:`~mechdesign.design.methods.composed`) searches
-    further routes and measures each."""
-    return formulate_ldp(LDP(plan), ctx)
-
-
-def _shuffled_budget(notion: Shuffled, ctx: BuildContext) -> float:
-    if ctx.parametric:
-        raise InvalidParameterError(
-            "a Shuffled target has no parametric build (its epsilon is the central one); "
-            "sweep the central epsilon with one design per point")
-    return shuffle_budget(notion.n, notion.epsilon, notion.delta)
-
-
-@formulation(Shuffled, lambda notion, ctx, plan: 4 * ctx.k * ctx.n, _shuffled_budget)
-def formulate_shuffled(notion: Shuffled, ctx: BuildContext, plan: float) -> Formulation:
-    """The convex program of a Shuffled target: pure LDP at the largest eps0 whose clone
-    bound meets it (:func:`~mechdesign.accounting.notions.shuffle_budget`); exact for the
-    clone bound, which depends on eps0 alone."""
-    return formulate_ldp(LDP(plan), ctx)
+for _cls, _budget in (
+        (Composed, lambda nt: pure_budget(nt.uses, nt.epsilon, nt.delta)),
+        (Shuffled, lambda nt: shuffle_budget(nt.n, nt.epsilon, nt.delta))):
+    _prepare, _form = central_formulation(_budget)
+    formulation(_cls, _offset_nonzeros, _prepare)(_form)
 
 def describe_build(notion: Notion, form: Formulation, symmetry: Symmetry | None
                    ) -> tuple[str, ...]:
@@ -594,11 +589,11 @@ __all__ = [
     "Coefficients",
     "Formulation",
     "capped_exp",
+    "central_formulation",
     "describe_build",
     "estimated_nonzeros",
     "event_matrices",
     "formulate",
-    "formulate_composed",
     "formulate_renyi",
     "formulation",
     "offset_form",

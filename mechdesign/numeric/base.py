@@ -125,18 +125,24 @@ def _index(idx: Any, ndim: int) -> str:
     return "" if ndim == 0 else "[" + ", ".join(str(int(i)) for i in idx) + "]"
 
 
-def increasing_points(values: Any, name: str, what: str) -> np.ndarray:
+def increasing_points(values: Any, name: str, what: str, *, open_ends: bool = False
+                      ) -> np.ndarray:
     """``values`` as a 1-D array of at least 2 finite, strictly increasing numbers (bin
     edges, a grid); an :class:`~mechdesign.errors.InvalidParameterError` naming the first
-    offending entry (``what`` names the points in the shape error)."""
+    offending entry (``what`` names the points in the shape error). ``open_ends``: the
+    first may be ``-inf`` and the last ``inf`` (edges of unbounded reports)."""
     arr = _real_array(values, name)
     if arr.ndim != 1 or arr.size < 2:
         raise InvalidParameterError(
             f"{name} must be a 1-D array of at least 2 {what}, got shape {arr.shape}")
     bad = ~np.isfinite(arr)
+    if open_ends:
+        bad[0] = arr[0] == math.inf
+        bad[-1] = arr[-1] == -math.inf
     if bad.any():
         i = int(np.argmax(bad))
-        raise InvalidParameterError(f"{name}[{i}] = {float(arr[i])!r} is not finite")
+        extra = " (only the first edge may be -inf and the last inf)" if open_ends else ""
+        raise InvalidParameterError(f"{name}[{i}] = {float(arr[i])!r} is not finite{extra}")
     steps = np.diff(arr)
     if (steps <= 0).any():
         i = int(np.argmax(steps <= 0))

@@ -51,7 +51,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from ..mechanism import Mechanism
-from .base import NumericRandomizer, _real_array, within_epsilon
+from .base import NumericRandomizer, _real_array, increasing_points, within_epsilon
 
 __all__ = [
     "Laplace",
@@ -74,24 +74,7 @@ def fold_edges(edges: Any, name: str = "bins_out") -> np.ndarray:
         first edge of ``+inf`` or a last of ``-inf``, or edges not strictly increasing
         (each naming the offending entry).
     """
-    arr = _real_array(edges, name)
-    if arr.ndim != 1 or arr.size < 2:
-        raise InvalidParameterError(
-            f"{name} must be a 1-D array of at least 2 edges, got shape {arr.shape}")
-    bad = ~np.isfinite(arr)
-    bad[0] = arr[0] == math.inf
-    bad[-1] = arr[-1] == -math.inf
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InvalidParameterError(
-            f"{name}[{i}] = {float(arr[i])!r} is not finite (only the first edge may be "
-            "-inf and the last inf)")
-    steps = np.diff(arr)
-    if (steps <= 0).any():
-        i = int(np.argmax(steps <= 0))
-        raise InvalidParameterError(
-            f"{name} must be strictly increasing: {name}[{i}] = {float(arr[i])!r}, "
-            f"{name}[{i + 1}] = {float(arr[i + 1])!r}")
+    arr = increasing_points(edges, name, "edges", open_ends=True)
     out = arr.copy()
     out[0], out[-1] = -math.inf, math.inf
     return out
