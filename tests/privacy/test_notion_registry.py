@@ -41,7 +41,7 @@ def test_every_built_in_notion_has_every_facet():
     lacking = {name: missing_facets(cls) for name, cls in REGISTRY.items()}
     assert lacking == {name: () for name in REGISTRY}
     assert set(REGISTRY) == {"ldp", "approx_ldp", "deletion_ldp", "metric", "sldp", "wldp",
-                             "renyi_ldp", "composed"}
+                             "renyi_ldp", "composed", "shuffled"}
 
 
 @dataclass(frozen=True)

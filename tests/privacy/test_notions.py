@@ -46,7 +46,7 @@ DK = md.dont_know(0.6, 0.2)  # masses (Yes, No, DK): (.6, .2, .2) and (.2, .6, .
 def test_from_name_reads_the_vocabulary():
     # the last two are registered by the accounting layer (privacy.notions.PROVIDERS)
     assert NAMES == ("ldp", "approx_ldp", "deletion_ldp", "metric", "sldp", "wldp",
-                     "renyi_ldp", "composed")
+                     "renyi_ldp", "composed", "shuffled")
     assert set(REGISTRY) <= set(NAMES)
     assert Notion.from_name("ldp", epsilon=1.0) == LDP(1.0)
     # case, blanks and hyphens are forgiven; sldp_<kind> is SLDP of that kind
