@@ -11,7 +11,9 @@ implies the target:
   largest eps0 at which binary RR's exact composition meets the target is safe for every
   design. Designs at a larger eps0 can still meet it (k-ary RR composes better than binary
   RR): the search moves eps0 up by bisection while the designed matrix's exact composition
-  meets the target, so the route is never worse than k-RR calibrated to the same target.
+  meets the target. k-RR calibrated to the same target (by its exact composition) is a
+  candidate itself, so the design is never worse than it; the best design at k-RR's eps0
+  can compose worse than k-RR (estimation designs do) and is then rejected.
 * **Rényi LDP per use** at order alpha: ``u`` uses of an (alpha, r)-Rényi-LDP randomizer
   are (alpha, u r)-RDP, which converts to (eps, delta) by Canonne, Kamath and Steinke
   (2020, Prop. 12) when ``r <= renyi_budget(u, eps, delta, alpha)``. A grid of orders is
@@ -36,13 +38,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...accounting.notions import Composed, RenyiLDP, pure_budget, renyi_budget
+from ...errors import SolverFailedError
 from ...privacy.notions import LDP
 from ..result import Certificate, DesignResult, Optimum, Status
+from ..solvers import Deadline
 
 if TYPE_CHECKING:
     from ..spec import ProblemSpec
 
-__all__ = ["ORDERS", "PURE_STEPS", "RENYI_MARGIN", "Route", "central_result",
+__all__ = ["ORDERS", "PURE_STEPS", "RENYI_MARGIN", "Route", "central_result", "krr_matrix",
            "solve_composed"]
 
 ORDERS = (2.0, 3.0, 5.0, 8.0, 13.0, 21.0, 34.0, 55.0, 89.0)
@@ -83,16 +87,36 @@ def _calibrated_krr(spec: ProblemSpec, target: Composed) -> tuple[float, float, 
     its objective value on this problem and its composed delta; None when k-RR does not fit
     the problem's outputs."""
     from ...accounting.calibration import calibrate_composition
-    from ...catalog import randomized_response
 
     if spec.n < spec.k or spec.focal_sets is not None:
         return None
     cal = calibrate_composition("randomized_response", params={"k": spec.k},
                                 target_epsilon=target.epsilon, target_delta=target.delta,
                                 k=target.uses)
+    value = float(spec.objective.evaluate(krr_matrix(spec, cal.value)))
+    return float(cal.value), value, float(cal.achieved[1])
+
+
+def krr_matrix(spec: ProblemSpec, eps0: float) -> np.ndarray:
+    """k-RR at ``eps0`` on the problem's inputs, with zero columns appended when the problem
+    has more outputs than inputs."""
+    from ...catalog import randomized_response
+
     Q = np.zeros((spec.k, spec.n))
-    Q[:, :spec.k] = randomized_response(spec.k, cal.value).matrix
-    return float(cal.value), float(spec.objective.evaluate(Q)), float(cal.achieved[1])
+    Q[:, :spec.k] = randomized_response(spec.k, eps0).matrix
+    return Q
+
+
+def _krr_result(spec: ProblemSpec, eps0: float) -> DesignResult:
+    """k-RR at ``eps0`` as a certified result of the per-use problem ``LDP(eps0)`` (zero
+    columns appended when the problem has more outputs than inputs)."""
+    from ..outcome import Solution, certify_solution
+
+    Q = krr_matrix(spec, eps0)
+    value = float(spec.objective.evaluate(Q))
+    return certify_solution(spec.per_use(LDP(eps0)), Solution(
+        Q=Q, solver_value=value, status=Status.OPTIMAL, solver="catalog",
+        optimum=Optimum.CATALOG, formulation=f"catalog: k-RR at epsilon0 = {eps0!r}"))
 
 
 def solve_composed(spec: ProblemSpec, solver: str | None, options: dict,
@@ -103,26 +127,40 @@ def solve_composed(spec: ProblemSpec, solver: str | None, options: dict,
     routes: list[Route] = []
     best: tuple[float, DesignResult, float, str] | None = None
 
-    def left() -> float | None:
-        return None if time_limit is None else max(1.0, time_limit - (time.perf_counter() - t0))
+    deadline = Deadline(time_limit)
 
-    def attempt(per_use: Any) -> tuple[DesignResult, float | None]:
+    def consider(name: str, res: DesignResult | None) -> float | None:
+        """Measure a per-use result's composition and keep it if it is the best so far."""
         nonlocal best
-        res = spec.per_use(per_use).solve(solver, time_limit=left(), **options)
-        if res.value is None or res.certificate is None or not res.certificate.met:
-            routes.append(Route(repr(per_use), res.value, None, False))
-            return res, None
+        if res is None or res.value is None or res.certificate is None \
+                or not res.certificate.met:
+            routes.append(Route(name, None if res is None else res.value, None, False))
+            return None
         delta = target.measure(res.mechanism)
         met = delta <= target.delta
-        routes.append(Route(repr(per_use), res.value, delta, met))
+        routes.append(Route(name, res.value, delta, met))
         if met and (best is None or _better(spec, res.value, best[0])):
-            best = (res.value, res, delta, repr(per_use))
-        return res, delta
+            best = (res.value, res, delta, name)
+        return delta
 
-    # the catalog's k-RR calibrated to the target by its exact composition (the yardstick),
-    # and the pure-LDP design at its eps0
+    def attempt(per_use: Any) -> tuple[DesignResult | None, float | None]:
+        if deadline.expired:
+            return None, None
+        try:
+            res = spec.per_use(per_use).solve(solver, time_limit=deadline.remaining(),
+                                              **options)
+        except SolverFailedError as exc:  # a route that runs out of time or fails is skipped
+            routes.append(Route(repr(per_use), None, None, False))
+            notes_failed.append(f"per-use route {per_use!r} failed: {exc}")
+            return None, None
+        return res, consider(repr(per_use), res)
+
+    notes_failed: list[str] = []
+    # the catalog's k-RR calibrated to the target by its exact composition (the yardstick,
+    # itself a candidate), and the pure-LDP design at its eps0
     krr = _calibrated_krr(spec, target)
     if krr is not None:
+        consider(f"k-RR calibrated, epsilon0 = {krr[0]!r}", _krr_result(spec, krr[0]))
         # a hair inside: the calibration sits on the target, and the design's certification
         # may move an entry by an ulp
         attempt(LDP(krr[0] * (1 - 1e-9)))
@@ -162,9 +200,13 @@ def solve_composed(spec: ProblemSpec, solver: str | None, options: dict,
                     if r > 0:
                         attempt(RenyiLDP(alpha, r))
     table = tuple(routes)
-    notes = [f"per-use route {r.notion}: value {r.value if r.value is None else f'{r.value:.6g}'}"
-             f", composed delta {r.delta if r.delta is None else f'{r.delta:.3g}'}"
-             f"{'' if r.met else ' (does not meet the target)'}" for r in table]
+    notes = [*notes_failed,
+             *(["stopped at the time limit: the best route so far is returned"]
+               if deadline.expired else []),
+             *(f"per-use route {r.notion}: value "
+               f"{r.value if r.value is None else f'{r.value:.6g}'}, composed delta "
+               f"{r.delta if r.delta is None else f'{r.delta:.3g}'}"
+               f"{'' if r.met else ' (does not meet the target)'}" for r in table)]
     elapsed = time.perf_counter() - t0
     if best is None:
         from ..outcome import unsolved_result

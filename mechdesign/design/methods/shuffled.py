@@ -19,7 +19,7 @@ from ...accounting.notions import Shuffled, shuffle_budget
 from ...errors import SizeLimitError
 from ...privacy.notions import LDP
 from ..result import DesignResult
-from .composed import central_result
+from .composed import central_result, krr_matrix
 
 if TYPE_CHECKING:
     from ..spec import ProblemSpec
@@ -31,7 +31,6 @@ def solve_shuffled(spec: ProblemSpec, solver: str | None, options: dict,
                    time_limit: float | None) -> DesignResult:
     """Design for ``spec.privacy``, a :class:`Shuffled` target (module docstring)."""
     from ...accounting.exact_shuffling import exact_shuffle_delta
-    from ...catalog import randomized_response
 
     target: Shuffled = spec.privacy  # type: ignore[assignment]
     t0 = time.perf_counter()
@@ -53,11 +52,7 @@ def solve_shuffled(spec: ProblemSpec, solver: str | None, options: dict,
     except SizeLimitError:
         pass
     if spec.n >= spec.k and spec.focal_sets is None:
-        import numpy as np
-
-        Q = np.zeros((spec.k, spec.n))
-        Q[:, :spec.k] = randomized_response(spec.k, eps0).matrix
-        krr = float(spec.objective.evaluate(Q))
+        krr = float(spec.objective.evaluate(krr_matrix(spec, eps0)))
         notes.append(f"k-RR at the same epsilon0 (calibrated to the same clone bound): "
                      f"value {krr:.6g}")
         extra["calibrated_krr"] = {"epsilon0": eps0, "value": krr}

@@ -55,3 +55,25 @@ def test_never_worse_than_calibrated_krr() -> None:
 def test_plan_names_the_method() -> None:
     problem = md.DesignProblem(Composed(5, 1.0, 1e-6), md.ExpectedLoss(1 - np.eye(3)))
     assert problem.plan().method is Method.COMPOSED
+
+
+def test_estimation_design_is_never_worse_than_calibrated_krr() -> None:
+    # the best estimation design at k-RR's eps0 composes worse than k-RR itself (it is
+    # rejected), so k-RR calibrated to the target is a candidate of its own
+    prior = np.array([0.5, 0.3, 0.2])
+    problem = md.DesignProblem(Composed(50, 1.0, 1e-6), md.EstimationVariance(prior=prior))
+    res = problem.solve()
+    cal = calibrate_composition("randomized_response", params={"k": 3}, target_epsilon=1.0,
+                                target_delta=1e-6, k=50)
+    krr_value = problem.objective.evaluate(md.randomized_response(3, cal.value).matrix)
+    assert res.value <= krr_value * (1 + 1e-9)
+    assert delta_composed(res.mechanism, 1.0, 50).upper <= 1e-6
+
+
+def test_time_limit_returns_the_best_route_so_far() -> None:
+    problem = md.DesignProblem(Composed(40, 1.0, 1e-6), md.ExpectedLoss(1 - np.eye(3)))
+    res = problem.solve(time_limit=1e-3)
+    # no per-use design had time to run; calibrated k-RR (no solve) is returned, certified
+    assert res.structure["chosen"].startswith("k-RR calibrated")
+    assert any("time limit" in n for n in res.notes)
+    assert delta_composed(res.mechanism, 1.0, 40).upper <= 1e-6
