@@ -187,6 +187,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="3 cases, under 2 minutes")
     ap.add_argument("--only", choices=("composed", "shuffled"), help="one family of cases")
+    ap.add_argument("--objective", choices=("hamming", "estimation"),
+                    help="the Composed cases of one objective only")
     ap.add_argument("--time-limit", type=float, default=120.0,
                     help="solve(time_limit=...) per design, seconds (default 120)")
     ap.add_argument("--timeout", type=float, default=180.0,
@@ -199,7 +201,8 @@ def main() -> None:
         if args.only in (None, "shuffled"):
             cases += shuffled_cases()
         if args.only in (None, "composed"):
-            cases += composed_cases()
+            cases += [c for c in composed_cases()
+                      if args.objective in (None, c["objective"])]
     print(f"{len(cases)} cases; time_limit {args.time_limit:g} s, timeout {args.timeout:g} s; "
           "gain = (k-RR - design) / k-RR (minimised: > 0 is the design better); delta = the "
           "achieved central delta; best pure / best Renyi = the best met value of each "

@@ -160,10 +160,11 @@ def solve_composed(spec: ProblemSpec, solver: str | None, options: dict,
     # itself a candidate), and the pure-LDP design at its eps0
     krr = _calibrated_krr(spec, target)
     if krr is not None:
-        consider(f"k-RR calibrated, epsilon0 = {krr[0]!r}", _krr_result(spec, krr[0]))
-        # a hair inside: the calibration sits on the target, and the design's certification
-        # may move an entry by an ulp
-        attempt(LDP(krr[0] * (1 - 1e-9)))
+        # a hair inside (1e-9 relative): the calibration sits on the target, and
+        # certification may move an entry by an ulp, which can put the composition above it
+        inside = krr[0] * (1 - 1e-9)
+        consider(f"k-RR calibrated, epsilon0 = {inside!r}", _krr_result(spec, inside))
+        attempt(LDP(inside))
     # pure route: safe eps0, then bisection upwards on the measured composition
     eps0 = pure_budget(target.uses, target.epsilon, target.delta)
     if eps0 > 0:

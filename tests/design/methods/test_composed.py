@@ -66,7 +66,7 @@ def test_estimation_design_is_never_worse_than_calibrated_krr() -> None:
     cal = calibrate_composition("randomized_response", params={"k": 3}, target_epsilon=1.0,
                                 target_delta=1e-6, k=50)
     krr_value = problem.objective.evaluate(md.randomized_response(3, cal.value).matrix)
-    assert res.value <= krr_value * (1 + 1e-9)
+    assert res.value <= krr_value * (1 + 1e-8)  # k-RR is taken 1e-9 inside the target
     assert delta_composed(res.mechanism, 1.0, 50).upper <= 1e-6
 
 
