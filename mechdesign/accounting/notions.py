@@ -241,7 +241,6 @@ def _composed(matrix: bytes, shape: tuple[int, int], uses: int, epsilon: float
     from .pld import MAX_ATOMS
 
     m = as_mechanism(np.frombuffer(matrix).reshape(shape))
-    bound = _rdp_delta(m, uses, epsilon)
     Q = m.matrix
     distinct = {tuple(sorted(zip(Q[x], Q[y], strict=True)))
                 for x in range(shape[0]) for y in range(shape[0]) if x != y}
@@ -250,11 +249,9 @@ def _composed(matrix: bytes, shape: tuple[int, int], uses: int, epsilon: float
     atoms = MAX_ATOMS if len(distinct) <= 2 else MEASURE_MAX_ATOMS
     try:
         res = compose(m, uses, method="exact", max_atoms=atoms).delta(epsilon)
-    except SizeLimitError:
-        return 0.0, bound, "Rényi bound"
-    if res.upper <= bound:
-        return res.lower, res.upper, "exact atoms"
-    return res.lower, bound, "Rényi bound"
+    except SizeLimitError:  # too many atoms: the Rényi bound alone
+        return 0.0, _rdp_delta(m, uses, epsilon), "Rényi bound"
+    return res.lower, res.upper, "exact atoms"
 
 
 def composed_delta(mechanism: Any, uses: int, epsilon: float) -> tuple[float, float, str]:
