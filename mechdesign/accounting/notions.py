@@ -472,11 +472,6 @@ def _short(v: Fraction) -> str:
         return str(Decimal(v.numerator) / Decimal(v.denominator))
 
 
-def _exact_renyi_facet(mechanism: Any, notion: RenyiLDP, digits: int, tol: Fraction
-                       ) -> Verification:
-    return exact_renyi(mechanism, notion, digits, tol)
-
-
 def _exact_composed(mechanism: Any, notion: Composed, digits: int, tol: Fraction
                     ) -> Verification:
     """The composed delta's outward bound (:func:`composed_delta`), not a rational
@@ -514,6 +509,6 @@ def _exact_shuffled(mechanism: Any, notion: Shuffled, digits: int, tol: Fraction
                         bound - notion.delta, msg, digits)
 
 
-register_facet(RenyiLDP, "exact_verifier", _exact_renyi_facet)
+register_facet(RenyiLDP, "exact_verifier", exact_renyi)
 register_facet(Shuffled, "exact_verifier", _exact_shuffled)
 register_facet(Composed, "exact_verifier", _exact_composed)
